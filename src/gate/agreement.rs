@@ -1,0 +1,465 @@
+//! The agreement exchange: for a pairing whose signed payment is no public proof of H (a card charge, a Lightning
+//! invoice, an ERC-7710 delegation, a checkout), the buyer first pays a small x402 payment at the seller's agreement
+//! URL whose own payment does carry H, and signs the main payment only with the URL's receipt in hand.
+//!
+//! Two calls. Without an approved payment: one unpaid GET; a 402 is read and the agreement payment is handed back
+//! for approval, nothing signed; a 200 is a receipt already recorded; a 202 is pending. With the payment the agent
+//! approved, carried back unchanged: it is signed once, sent in `PAYMENT-SIGNATURE`, and re-sent (never re-signed)
+//! after each 202, 5xx or timeout, until a receipt, a refusal or the end of the window.
+
+use std::future::Future;
+use std::time::Duration;
+
+use serde::{Deserialize, Serialize};
+use serde_json::{Map, Value};
+use tokio::time::Instant;
+use tokio_util::sync::CancellationToken;
+
+use super::types::{AgreementPayment, AgreementReceipt, Options, ToApprove};
+use super::{IDENTITY, declared_over, is_identity, read_capped, sign_steps, trim_http};
+use crate::codec::b64_encode;
+use crate::decline::{DeclineCode, Declined, Moved};
+use crate::fetch::{Fetch, Request};
+use crate::hash::{AtrHash, atr_hash, hash_equals};
+use crate::json::{is_offered, to_js_string};
+use crate::link::{is_https_link, link_fault};
+use crate::pairing::{Advertised, ChooseContext, Chosen, Pairing, x402_pairings};
+use crate::signer::Signer;
+use crate::x402::{MAX_OPTIONS, decode_payment_required, timeout_seconds};
+
+/// The unpaid request's deadline.
+pub(crate) const UNPAID_DEADLINE: Duration = Duration::from_secs(10);
+/// The cap on the seconds an option's timeout adds to a paid request's deadline.
+pub(crate) const EXCHANGE_CAP_S: u64 = 120;
+const SETTLE_S: u64 = 60;
+const VERIFY_S: u64 = 10;
+/// The seconds the whole exchange adds to the option's `maxTimeoutSeconds`.
+pub(crate) const WINDOW_EXTRA_S: u64 = 180;
+/// The largest receipt the gate reads.
+pub(crate) const MAX_ANSWER_BYTES: usize = 65_536;
+const RETRY_DEFAULT_S: u64 = 2;
+const RETRY_MIN_S: u64 = 1;
+
+/// What the exchange gives when it does not decline.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(untagged)]
+pub enum Agreement {
+    /// The agreement is recorded: its receipt.
+    Agreed {
+        /// The receipt.
+        receipt: AgreementReceipt,
+    },
+    /// The agreement payment to approve; nothing was signed.
+    ToApprove(ToApprove),
+}
+
+fn failed(detail: impl Into<String>) -> Declined {
+    Declined::new(DeclineCode::AgreementFailed, detail)
+}
+
+fn ended() -> Declined {
+    failed("The caller's signal ended the agreement exchange before the payment was sent.")
+}
+
+fn is_ended(cancel: Option<&CancellationToken>) -> bool {
+    cancel.is_some_and(CancellationToken::is_cancelled)
+}
+
+/// The work's result, or `None` when the token is cancelled first (the work is then dropped, which cancels it).
+async fn until<T>(cancel: Option<&CancellationToken>, work: impl Future<Output = T>) -> Option<T> {
+    match cancel {
+        None => Some(work.await),
+        Some(token) => tokio::select! {
+            biased;
+            () = token.cancelled() => None,
+            out = work => Some(out),
+        },
+    }
+}
+
+/// One answer of the agreement URL.
+enum Answer {
+    Answered {
+        status: u16,
+        payment_required: Option<String>,
+        retry_after: Option<String>,
+        body: Option<Vec<u8>>,
+    },
+    /// No answer: the deadline passed or the URL could not be reached.
+    Unanswered,
+}
+
+/// `Retry-After` as 1 to 9 ASCII digits of seconds (surrounding HTTP whitespace aside), at least 1; 2 for anything
+/// else, HTTP-dates included.
+pub fn retry_seconds(header: Option<&str>) -> u64 {
+    match header.map(trim_http) {
+        Some(v) if (1..=9).contains(&v.len()) && v.bytes().all(|b| b.is_ascii_digit()) => {
+            v.parse::<u64>().map_or(RETRY_DEFAULT_S, |n| n.max(RETRY_MIN_S))
+        }
+        _ => RETRY_DEFAULT_S,
+    }
+}
+
+async fn get_once(fetch: &dyn Fetch, url: &str, signature: Option<&str>) -> Result<Answer, Declined> {
+    let paid;
+    let headers: &[(&str, &str)] = match signature {
+        None => &[IDENTITY],
+        Some(s) => {
+            paid = [IDENTITY, ("PAYMENT-SIGNATURE", s)];
+            &paid
+        }
+    };
+    let Ok(mut response) = fetch.get(Request { url, headers }).await else { return Ok(Answer::Unanswered) };
+    let status = response.status;
+    let payment_required = response.header("payment-required");
+    let retry_after = response.header("retry-after");
+    if (status == 200 || status == 402) && !is_identity(response.header("content-encoding").as_deref()) {
+        return Err(failed("The agreement URL served a content coding other than identity."));
+    }
+    if status != 200 {
+        return Ok(Answer::Answered { status, payment_required, retry_after, body: None });
+    }
+    let too_large = || failed("The agreement receipt is larger than 64 KiB.");
+    if declared_over(response.header("content-length").as_deref(), MAX_ANSWER_BYTES) {
+        return Err(too_large());
+    }
+    match read_capped(&mut response, MAX_ANSWER_BYTES).await {
+        Ok(body) => Ok(Answer::Answered { status, payment_required, retry_after, body: Some(body) }),
+        Err(Some(())) => Err(too_large()),
+        Err(None) => Ok(Answer::Unanswered),
+    }
+}
+
+/// One GET of the agreement URL with the identity coding, no redirect followed, and one deadline over headers and
+/// body. A 200 or 402 in another coding is `agreement-failed` with its body unread; only a 200 body is read, up to
+/// 64 KiB.
+async fn get(fetch: &dyn Fetch, url: &str, signature: Option<&str>, deadline: Duration) -> Result<Answer, Declined> {
+    tokio::time::timeout(deadline, get_once(fetch, url, signature)).await.unwrap_or(Ok(Answer::Unanswered))
+}
+
+/// The receipt a 200 carries, when it is the receipt for `h`: a UTF-8 JSON object whose `atrHash` is H, `agreed`
+/// exactly `true`, and `network` and `transaction` strings. Extra members are ignored.
+fn receipt(body: Option<&[u8]>, h: &AtrHash) -> Result<AgreementReceipt, Declined> {
+    let not_json = || failed("The agreement URL answered 200 without a JSON receipt.");
+    let text = std::str::from_utf8(body.unwrap_or_default()).map_err(|_| not_json())?;
+    let parsed = crate::json::parse(text).ok_or_else(not_json)?;
+    let map = parsed.as_object().ok_or_else(not_json)?;
+    let atr_hash = match map.get("atrHash").and_then(Value::as_str) {
+        Some(s) if hash_equals(s, &h.to_hex()) => s.to_owned(),
+        _ => return Err(failed("The agreement receipt names another ATR hash.")),
+    };
+    match (map.get("agreed"), map.get("network"), map.get("transaction")) {
+        (Some(Value::Bool(true)), Some(Value::String(network)), Some(Value::String(transaction))) => {
+            Ok(AgreementReceipt { atr_hash, agreed: true, network: network.clone(), transaction: transaction.clone() })
+        }
+        _ => Err(failed("The agreement receipt is not a recorded agreement.")),
+    }
+}
+
+/// The option the agreement is paid with, and its pairing, read and choice.
+struct Selected {
+    option: Value,
+    pairing: &'static dyn Pairing,
+    read: Advertised,
+    chosen: Chosen,
+    /// The paid request's deadline and the whole window, in seconds.
+    limits: (u64, u64),
+}
+
+/// The paid request's deadline and the whole exchange's, from the option's `maxTimeoutSeconds`.
+fn bounds(option: &Value) -> Option<(u64, u64)> {
+    let t = timeout_seconds(option.get("maxTimeoutSeconds")?)?;
+    Some((t.min(EXCHANGE_CAP_S) + SETTLE_S + VERIFY_S, t.saturating_add(WINDOW_EXTRA_S)))
+}
+
+/// The code the x402 reads give a challenge that serves no option: the first refusal that is not
+/// `x402/no-payable-option`.
+fn unserved_code(required: &Value) -> String {
+    x402_pairings()
+        .filter_map(|p| p.read(required).err())
+        .find(|r| r.code() != "x402/no-payable-option")
+        .map_or_else(|| "x402/no-payable-option".to_owned(), |r| r.code().to_owned())
+}
+
+/// A fault of the challenge's own (version, legal context, agreement URL) that no x402 read accepts.
+fn challenge_fault(required: &Value) -> Option<String> {
+    if x402_pairings().any(|p| p.read(required).is_ok()) {
+        return None;
+    }
+    Some(unserved_code(required)).filter(|c| c != "x402/no-payable-option")
+}
+
+/// The option the agreement is paid with, by the main payment's rule: the options in document order, the first one
+/// the signer can pay whose pairing (the first x402 pairing, in registry order, whose read accepts the challenge
+/// holding only that option) is itself a public proof.
+fn select(
+    required: &Map<String, Value>,
+    account: &str,
+    options: &Options,
+    approved: Option<&Value>,
+) -> Result<Selected, Declined> {
+    let whole = Value::Object(required.clone());
+    let unreadable_whole = || Declined::new(DeclineCode::OfferUnreadable, unserved_code(&whole));
+    let accepts = match required.get("accepts") {
+        Some(Value::Array(a)) if a.len() <= MAX_OPTIONS && a.iter().any(Value::is_object) => a,
+        _ => return Err(unreadable_whole()),
+    };
+    if let Some(approved) = approved {
+        if let Some(fault) = challenge_fault(&whole) {
+            return Err(Declined::new(DeclineCode::OfferUnreadable, fault));
+        }
+        if !is_offered(accepts, approved) {
+            return Err(Declined::new(DeclineCode::OfferUnreadable, "x402/option-not-in-document"));
+        }
+    }
+    let now = options.clock.now();
+    let mut unreadable: Option<String> = None;
+    let mut unpayable: Option<String> = None;
+    let candidates: Vec<&Value> = match approved {
+        Some(a) => vec![a],
+        None => accepts.iter().collect(),
+    };
+    for option in candidates.into_iter().filter(|o| o.is_object()) {
+        let mut only = required.clone();
+        only.insert("accepts".into(), Value::Array(vec![option.clone()]));
+        let only = Value::Object(only);
+        let mut found = None;
+        for pairing in x402_pairings() {
+            match pairing.read(&only) {
+                Ok(read) => {
+                    found = Some((pairing, read));
+                    break;
+                }
+                Err(r) if r.code() != "x402/no-payable-option" && unreadable.is_none() => {
+                    unreadable = Some(r.code().to_owned());
+                }
+                Err(_) => {}
+            }
+        }
+        let Some((pairing, read)) = found else { continue };
+        if !pairing.public_proof() {
+            continue;
+        }
+        let Some(limits) = bounds(option) else { continue };
+        let reference = options.ids.next_id();
+        let ctx = ChooseContext { account, inputs: &options.inputs, now, reference: &reference, doc: &only };
+        match pairing.choose(&read, &ctx) {
+            Ok(chosen) => return Ok(Selected { option: option.clone(), pairing, read, chosen, limits }),
+            Err(r) => {
+                unpayable.get_or_insert_with(|| r.code().to_owned());
+            }
+        }
+    }
+    match (unpayable, unreadable) {
+        (None, Some(code)) => Err(Declined::new(DeclineCode::OfferUnreadable, code)),
+        (unpayable, _) => Err(Declined::new(
+            DeclineCode::NoPayableOption,
+            unpayable.unwrap_or_else(|| "x402/no-payable-option".to_owned()),
+        )),
+    }
+}
+
+/// The option chosen for `h`, once the challenge is found to advertise it: selection first, so a challenge with no
+/// payable option declines for that before its hash is looked at.
+fn paying(
+    required: &Map<String, Value>,
+    h: &AtrHash,
+    account: &str,
+    options: &Options,
+    approved: Option<&Value>,
+) -> Result<Selected, Declined> {
+    let selected = select(required, account, options, approved)?;
+    if selected.read.h != *h {
+        return Err(Declined::new(DeclineCode::HashMismatch, "The agreement challenge advertises another ATR hash."));
+    }
+    Ok(selected)
+}
+
+/// Pays the agreement for the ATR `bytes` at `url` with `signer`: without `options.approved`, hands the agreement
+/// payment back for approval (or the receipt of one already recorded); with it, signs exactly that payment once,
+/// sends it, and waits for the receipt. Never call it twice with the same approval: to collect a receipt after
+/// `agreement-pending`, call again without `approved`.
+pub async fn agree(
+    bytes: &[u8],
+    url: &str,
+    signer: &dyn Signer,
+    fetch: &dyn Fetch,
+    options: &Options,
+) -> Result<Agreement, Declined> {
+    exchange(bytes, url, signer, fetch, options, "x402").await
+}
+
+/// The exchange, with `ns` the namespace of the pairing whose offer named the URL.
+pub(crate) async fn exchange(
+    bytes: &[u8],
+    url: &str,
+    signer: &dyn Signer,
+    fetch: &dyn Fetch,
+    options: &Options,
+    ns: &str,
+) -> Result<Agreement, Declined> {
+    if !is_https_link(url) {
+        return Err(Declined::new(DeclineCode::LinkNotHttps, format!("{ns}/{}", link_fault(url))));
+    }
+    let cancel = options.cancel.as_ref();
+    if is_ended(cancel) {
+        return Err(ended());
+    }
+    let h = atr_hash(bytes);
+    let Some(approved) = &options.approved else {
+        return offer(bytes, h, url, signer, fetch, options).await;
+    };
+    pay(bytes, h, url, approved, signer, fetch, options).await
+}
+
+async fn offer(
+    bytes: &[u8],
+    h: AtrHash,
+    url: &str,
+    signer: &dyn Signer,
+    fetch: &dyn Fetch,
+    options: &Options,
+) -> Result<Agreement, Declined> {
+    let cancel = options.cancel.as_ref();
+    let unpaid = until(cancel, get(fetch, url, None, UNPAID_DEADLINE)).await;
+    let Some(unpaid) = unpaid.filter(|_| !is_ended(cancel)) else { return Err(ended()) };
+    let (status, payment_required, body) = match unpaid? {
+        Answer::Unanswered => return Err(failed("The agreement URL could not be reached.")),
+        Answer::Answered { status, payment_required, body, .. } => (status, payment_required, body),
+    };
+    match status {
+        200 => return Ok(Agreement::Agreed { receipt: receipt(body.as_deref(), &h)? }),
+        202 => {
+            return Err(Declined::new(
+                DeclineCode::AgreementPending,
+                "An agreement payment for this ATR is already settling.",
+            ));
+        }
+        402 => {}
+        other => return Err(failed(format!("The agreement URL answered status {other}."))),
+    }
+    let required = payment_required
+        .as_deref()
+        .and_then(|header| decode_payment_required(header).ok())
+        .and_then(|v| match v {
+            Value::Object(m) => Some(m),
+            _ => None,
+        })
+        .ok_or_else(|| failed("The agreement URL answered 402 without a readable PAYMENT-REQUIRED."))?;
+    let selected = paying(&required, &h, signer.account(), options, None)?;
+    let approve = AgreementPayment { url: url.to_owned(), option: selected.option, required: Value::Object(required) };
+    Ok(Agreement::ToApprove(ToApprove { approve, bytes: bytes.to_vec(), h }))
+}
+
+async fn pay(
+    bytes: &[u8],
+    h: AtrHash,
+    url: &str,
+    approved: &AgreementPayment,
+    signer: &dyn Signer,
+    fetch: &dyn Fetch,
+    options: &Options,
+) -> Result<Agreement, Declined> {
+    let cancel = options.cancel.as_ref();
+    if approved.url != url {
+        return Err(failed("The approved agreement payment names another agreement URL."));
+    }
+    let Some(required) = approved.required.as_object() else {
+        return Err(Declined::new(DeclineCode::NoPayableOption, "x402/input-malformed"));
+    };
+    if !approved.option.is_object() {
+        return Err(Declined::new(DeclineCode::NoPayableOption, "x402/input-malformed"));
+    }
+    let selected = paying(required, &h, signer.account(), options, Some(&approved.option))?;
+    let (request_s, exchange_s) = selected.limits;
+    let paid = sign_agreement(&selected, signer, bytes, h).await?;
+    if is_ended(cancel) {
+        // Signed but not sent: the payment is dropped, and nothing has moved.
+        return Err(ended());
+    }
+    let Some(text) = to_js_string(&paid) else {
+        return Err(Declined::new(DeclineCode::SignedNotBound, "The agreement payment is not plain JSON."));
+    };
+    let payment = b64_encode(text.as_bytes());
+    let moved = Moved { signed: paid, bytes: bytes.to_vec(), h };
+    let with_moved = |d: Declined| d.with_moved(Some(moved.clone()));
+    let pending = || {
+        with_moved(Declined::new(
+            DeclineCode::AgreementPending,
+            "The agreement payment was sent and is not yet recorded.",
+        ))
+    };
+    let stopped = || {
+        with_moved(Declined::new(
+            DeclineCode::AgreementPending,
+            "The caller's signal ended the exchange after the agreement payment was sent.",
+        ))
+    };
+    let end = Instant::now() + Duration::from_secs(exchange_s);
+    loop {
+        let remaining = end.saturating_duration_since(Instant::now());
+        if remaining.is_zero() {
+            return Err(pending());
+        }
+        let deadline = remaining.min(Duration::from_secs(request_s));
+        let answer = until(cancel, get(fetch, url, Some(&payment), deadline)).await;
+        let Some(answer) = answer.filter(|_| !is_ended(cancel)) else { return Err(stopped()) };
+        let mut wait = Duration::from_secs(RETRY_DEFAULT_S);
+        match answer.map_err(with_moved)? {
+            Answer::Answered { status, .. } if (500..=599).contains(&status) => {}
+            Answer::Answered { status: 200, body, .. } => {
+                return receipt(body.as_deref(), &h).map(|r| Agreement::Agreed { receipt: r }).map_err(with_moved);
+            }
+            Answer::Answered { status: 202, retry_after, .. } => {
+                wait = Duration::from_secs(retry_seconds(retry_after.as_deref()));
+            }
+            Answer::Answered { status, .. } => {
+                return Err(with_moved(failed(format!("The agreement URL answered status {status} to the payment."))));
+            }
+            Answer::Unanswered => {}
+        }
+        let nap = wait.min(end.saturating_duration_since(Instant::now()));
+        let slept = until(cancel, tokio::time::sleep(nap)).await;
+        if slept.is_none() || is_ended(cancel) {
+            return Err(stopped());
+        }
+    }
+}
+
+/// Builds and signs the selected agreement payment: the signer is called once (or once per step), and the payment
+/// is returned only when its pairing reads H back from it.
+async fn sign_agreement(selected: &Selected, signer: &dyn Signer, bytes: &[u8], h: AtrHash) -> Result<Value, Declined> {
+    let pairing = selected.pairing;
+    let unsigned = super::build(pairing, &selected.chosen, bytes, &h);
+    let unsigned = match unsigned {
+        Ok(u) => u,
+        Err(r) if r.is_nothing_to_sign() => {
+            return Err(Declined::new(DeclineCode::OfferUnreadable, "The agreement payment gave nothing to sign."));
+        }
+        Err(r) => return Err(Declined::new(DeclineCode::OfferUnreadable, r.code())),
+    };
+    let request = super::request_of(pairing, unsigned.as_ref())
+        .map_err(|r| Declined::new(DeclineCode::OfferUnreadable, r.code()))?;
+    match sign_steps(pairing, &selected.chosen, request, signer, bytes, h).await? {
+        Some(finished) => Ok(finished.signed),
+        None => Err(Declined::new(DeclineCode::OfferUnreadable, "The agreement payment gave nothing to sign.")),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::retry_seconds;
+
+    #[test]
+    fn retry_after_is_one_to_nine_digits() {
+        assert_eq!(retry_seconds(Some("2")), 2);
+        assert_eq!(retry_seconds(Some(" 5\t")), 5);
+        assert_eq!(retry_seconds(Some("0")), 1);
+        assert_eq!(retry_seconds(Some("-1")), 2);
+        assert_eq!(retry_seconds(Some("1.5")), 2);
+        assert_eq!(retry_seconds(Some("Wed, 21 Oct 2015 07:28:00 GMT")), 2);
+        assert_eq!(retry_seconds(Some("1234567890")), 2);
+        assert_eq!(retry_seconds(Some("999999999")), 999_999_999);
+        assert_eq!(retry_seconds(None), 2);
+    }
+}

@@ -1,0 +1,120 @@
+//! The ATR fetch: one GET of the link, held to the gate's rules whatever the `Fetch` implementation does.
+
+use std::time::Duration;
+
+use crate::decline::{DeclineCode, Declined};
+use crate::fetch::{Fetch, Request, Response};
+use crate::hash::MAX_ATR_BYTES;
+
+/// One deadline over the headers and the body.
+pub(crate) const FETCH_DEADLINE: Duration = Duration::from_secs(10);
+
+/// The one request header: the bytes hashed must be the bytes sent, so no content coding is asked for.
+pub(crate) const IDENTITY: (&str, &str) = ("Accept-Encoding", "identity");
+
+fn unfetchable(detail: impl Into<String>) -> Declined {
+    Declined::new(DeclineCode::AtrUnfetchable, detail)
+}
+
+pub(crate) fn too_large() -> Declined {
+    Declined::new(DeclineCode::AtrTooLarge, format!("The ATR is larger than {MAX_ATR_BYTES} bytes."))
+}
+
+/// HTTP whitespace as the Fetch Standard trims it: tab, LF, CR and space.
+pub(crate) fn trim_http(value: &str) -> &str {
+    value.trim_matches(['\t', '\n', '\r', ' '])
+}
+
+/// Whether a Content-Encoding value names no coding: absent, empty or `identity`, in any case, surrounding HTTP
+/// whitespace aside. A list such as `identity, gzip` names a coding.
+pub(crate) fn is_identity(content_encoding: Option<&str>) -> bool {
+    let v = trim_http(content_encoding.unwrap_or(""));
+    v.is_empty() || v.eq_ignore_ascii_case("identity")
+}
+
+/// Whether a Content-Length value declares more than `bound` bytes: ASCII digits only (surrounding HTTP whitespace
+/// aside), compared by their significant digits so a value of any length is read. Any other value declares nothing;
+/// the streamed count still applies.
+pub(crate) fn declared_over(declared: Option<&str>, bound: usize) -> bool {
+    let v = trim_http(declared.unwrap_or(""));
+    if v.is_empty() || !v.bytes().all(|b| b.is_ascii_digit()) {
+        return false;
+    }
+    let significant = v.trim_start_matches('0');
+    let limit = bound.to_string();
+    significant.len() > limit.len() || (significant.len() == limit.len() && significant > limit.as_str())
+}
+
+/// Reads a body, declining as soon as it passes `cap` bytes; nothing past the cap is buffered. `Err(None)` is a
+/// transport failure.
+pub(crate) async fn read_capped(response: &mut Response, cap: usize) -> Result<Vec<u8>, Option<()>> {
+    let declared = response.header("content-length");
+    let hint = declared.as_deref().map(trim_http).and_then(|v| v.parse::<usize>().ok()).map_or(0, |n| n.min(cap));
+    let mut body = Vec::with_capacity(hint);
+    while let Some(chunk) = response.body.chunk().await {
+        let chunk = chunk.map_err(|_| None)?;
+        if body.len() + chunk.len() > cap {
+            return Err(Some(()));
+        }
+        body.extend_from_slice(&chunk);
+    }
+    Ok(body)
+}
+
+async fn fetch_once(fetch: &dyn Fetch, link: &str) -> Result<Vec<u8>, Declined> {
+    let headers = [IDENTITY];
+    let mut response = fetch
+        .get(Request { url: link, headers: &headers })
+        .await
+        .map_err(|_| unfetchable("The ATR could not be fetched from the link."))?;
+    if response.status != 200 {
+        return Err(unfetchable(format!("The link answered status {}.", response.status)));
+    }
+    if !is_identity(response.header("content-encoding").as_deref()) {
+        return Err(unfetchable("The link served a content coding other than identity."));
+    }
+    if declared_over(response.header("content-length").as_deref(), MAX_ATR_BYTES) {
+        return Err(too_large());
+    }
+    match read_capped(&mut response, MAX_ATR_BYTES).await {
+        Ok(body) => Ok(body),
+        Err(Some(())) => Err(too_large()),
+        Err(None) => Err(unfetchable("The ATR could not be fetched from the link.")),
+    }
+}
+
+/// Fetches the ATR: one GET asking for the identity coding, status 200 only, any other content coding declined
+/// with its body unread, at most [`MAX_ATR_BYTES`] read (exactly that many is accepted), all within one 10 s
+/// deadline. Every non-success path drops the body, which cancels the transfer.
+pub(crate) async fn fetch_atr(fetch: &dyn Fetch, link: &str) -> Result<Vec<u8>, Declined> {
+    tokio::time::timeout(FETCH_DEADLINE, fetch_once(fetch, link))
+        .await
+        .unwrap_or_else(|_| Err(unfetchable("The ATR could not be fetched from the link.")))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn content_length_is_read_by_significant_digits() {
+        assert!(!declared_over(Some("1048576"), MAX_ATR_BYTES));
+        assert!(declared_over(Some("1048577"), MAX_ATR_BYTES));
+        assert!(declared_over(Some(" 0001048577\t"), MAX_ATR_BYTES));
+        assert!(!declared_over(Some("00001048576"), MAX_ATR_BYTES));
+        assert!(declared_over(Some("99999999999999999999999999"), MAX_ATR_BYTES));
+        assert!(!declared_over(Some("1048577, 1048577"), MAX_ATR_BYTES));
+        assert!(!declared_over(Some("-5"), MAX_ATR_BYTES));
+        assert!(!declared_over(None, MAX_ATR_BYTES));
+    }
+
+    #[test]
+    fn identity_is_the_only_coding() {
+        for ok in [None, Some(""), Some(" identity "), Some("IDENTITY"), Some("\tIdentity\r\n")] {
+            assert!(is_identity(ok), "{ok:?}");
+        }
+        for bad in ["gzip", "x-gzip", "identity, gzip", "gzip, gzip", "br", "deflate", "identity,"] {
+            assert!(!is_identity(Some(bad)), "{bad}");
+        }
+    }
+}

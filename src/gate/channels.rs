@@ -1,0 +1,240 @@
+//! Channels and sessions: one ATR per channel. `open_channel` keeps the compared ATR with the signed opening as a
+//! hold; `within` signs every later payment from the hold (only the amount comes from the seller's new document);
+//! `record_charge` records the seller's cumulative charge, bounded by what was signed.
+
+use serde::{Deserialize, Serialize};
+use serde_json::Value;
+
+use super::types::Options;
+use crate::codec::{b64_decode, b64_encode};
+use crate::decimal;
+use crate::decline::{DeclineCode, Declined};
+use crate::hash::{MAX_ATR_BYTES, atr_hash, hash_equals};
+use crate::json::{MAX_JSON_DEPTH, within_depth};
+use crate::pairing::{Channel, ChannelHold, ChannelKind, ChannelRef, Pairing, Refund, WithinArgs, namespace};
+use crate::refusal::Refusal;
+use crate::signer::{Signer, SigningRequest};
+
+/// A later payment signed in a held channel, and the hold with its largest signed amount updated.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Within {
+    /// The payment to send.
+    pub signed: Value,
+    /// The hold to keep from now on.
+    pub hold: ChannelHold,
+}
+
+fn declined(code: DeclineCode, detail: impl Into<String>) -> Declined {
+    Declined::new(code, detail)
+}
+
+fn not_bound(detail: impl Into<String>) -> Declined {
+    declined(DeclineCode::SignedNotBound, detail)
+}
+
+fn channel_of(pairing: &dyn Pairing) -> Result<&dyn Channel, Declined> {
+    pairing.channel().ok_or_else(|| declined(DeclineCode::PairingNotSupported, "The pairing has no channel."))
+}
+
+/// A channel member guarded like every pairing call: a panic inside it reads as `member-failed`.
+fn guarded<T>(f: impl FnOnce() -> Result<T, Refusal>) -> Result<T, Refusal> {
+    super::guarded(f, || Refusal::fixed("member-failed"))
+}
+
+fn same_channel(read: &Result<ChannelRef, Refusal>, hold: &ChannelHold) -> bool {
+    matches!(read, Ok(r) if r.network == hold.network && r.channel == hold.channel)
+}
+
+/// Whether the hold has the hold's form: decimal `charged` and `signedMax` of at most 78 digits with
+/// `charged ≤ signedMax`, an object `opening`, and an object `landed` where present.
+fn is_hold(hold: &ChannelHold) -> bool {
+    let (Some(charged), Some(most)) = (decimal::parse(&hold.charged), decimal::parse(&hold.signed_max)) else {
+        return false;
+    };
+    charged <= most && hold.opening.is_object() && hold.landed.as_ref().is_none_or(Value::is_object)
+}
+
+/// The opening voucher's `maxClaimableAmount` where the opening carries a decimal one, else `"0"`.
+fn opening_max(opened: &Value) -> String {
+    opened
+        .pointer("/payload/voucher/maxClaimableAmount")
+        .and_then(Value::as_str)
+        .filter(|s| decimal::is_decimal(s))
+        .unwrap_or("0")
+        .to_owned()
+}
+
+/// Takes a channel pairing's signed opening and the ATR bytes the gate compared for it (with the landed read
+/// `finish` or `transact` returned beside it, where there is one) and keeps them together as a hold: the opening must
+/// open a channel, the pairing must read the hash of these bytes from it, and it must name its channel.
+pub fn open_channel(
+    bytes: &[u8],
+    opened: &Value,
+    pairing: &dyn Pairing,
+    landed: Option<&Value>,
+) -> Result<ChannelHold, Declined> {
+    let channel = channel_of(pairing)?;
+    if landed.is_some_and(|l| !l.is_object() || !opened.is_object()) {
+        return Err(not_bound("The landed receipt is not a JSON object beside the opening."));
+    }
+    if bytes.len() > MAX_ATR_BYTES {
+        return Err(super::atr::too_large());
+    }
+    if guarded(|| channel.kind(opened, landed)) != Ok(ChannelKind::Open) {
+        return Err(not_bound("The payment does not open a channel."));
+    }
+    let h = atr_hash(bytes);
+    if super::bound(pairing, opened, landed) != Ok(h) {
+        return Err(not_bound("The pairing does not read the hash of the compared bytes from the opening."));
+    }
+    let read = guarded(|| channel.channel_ref(opened, landed)).map_err(|r| not_bound(r.code()))?;
+    if !opened.is_object() || !within_depth(opened, MAX_JSON_DEPTH) {
+        return Err(not_bound("The opening is not plain JSON."));
+    }
+    if landed.is_some_and(|l| !within_depth(l, MAX_JSON_DEPTH)) {
+        return Err(not_bound("The read held for the opening is not plain JSON."));
+    }
+    Ok(ChannelHold {
+        pairing: pairing.id().to_owned(),
+        network: read.network,
+        channel: read.channel,
+        h: h.to_hex(),
+        atr: b64_encode(bytes),
+        opening: opened.clone(),
+        landed: landed.cloned(),
+        charged: "0".to_owned(),
+        signed_max: opening_max(opened),
+    })
+}
+
+/// The placeholder answer for a request kind: a zero signature of the kind's form, so a build can be completed and
+/// its channel read before anything is signed.
+fn placeholder(request: &SigningRequest) -> Option<String> {
+    match request {
+        SigningRequest::Eip712 { .. } => Some(format!("0x{}", "00".repeat(65))),
+        SigningRequest::Ed25519Raw(_) | SigningRequest::SolanaMessage(_) => Some("1".repeat(64)),
+        _ => None,
+    }
+}
+
+/// Signs one later payment (a voucher, a partial refund, or the close) in a held channel. The ATR, its hash and the
+/// channel come from the hold and are checked first; the pairing reads only the amount from `doc`. On x402 batch
+/// channels the channel the payment would name is checked before the signer is called; afterwards the signed payment
+/// must be of the expected kind, commit to the held hash where the pairing's voucher carries one, and name the held
+/// channel, or it is dropped.
+pub async fn within(
+    doc: &Value,
+    hold: &ChannelHold,
+    pairing: &dyn Pairing,
+    signer: &dyn Signer,
+    refund: Option<&Refund>,
+    options: &Options,
+) -> Result<Within, Declined> {
+    let channel = channel_of(pairing)?;
+    let ns = namespace(pairing.id());
+    if !is_hold(hold) {
+        return Err(not_bound("The channel hold is malformed."));
+    }
+    if hold.pairing != pairing.id() {
+        return Err(declined(
+            DeclineCode::PairingNotSupported,
+            format!("The hold is not for the pairing {}.", pairing.id()),
+        ));
+    }
+    if refund.and_then(|r| r.amount.as_deref()).is_some_and(|a| !decimal::is_decimal(a)) {
+        return Err(declined(DeclineCode::NoPayableOption, format!("{ns}/input-missing")));
+    }
+    let atr = b64_decode(&hold.atr)
+        .filter(|a| a.len() <= MAX_ATR_BYTES)
+        .ok_or_else(|| not_bound("The held ATR is unreadable."))?;
+    let h = atr_hash(&atr);
+    if !hash_equals(&hold.h, &h.to_hex()) {
+        return Err(declined(DeclineCode::HashMismatch, "The held ATR does not hash to the held hash."));
+    }
+    let landed = hold.landed.as_ref();
+    if super::bound(pairing, &hold.opening, landed) != Ok(h) {
+        return Err(not_bound("The pairing does not read the held ATR's hash from the held opening."));
+    }
+    if !same_channel(&guarded(|| channel.channel_ref(&hold.opening, landed)), hold) {
+        return Err(not_bound("The held opening does not name the held channel."));
+    }
+
+    let args = WithinArgs { doc, hold, h: &h, refund, inputs: &options.inputs };
+    let plan = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| channel.plan_within(&args)))
+        .unwrap_or_else(|_| Err(declined(DeclineCode::OfferUnreadable, format!("{ns}/build-failed"))))?;
+    let requests = plan.batch.requests().to_vec();
+    if plan.precheck {
+        let unreadable = || {
+            declined(
+                DeclineCode::OfferUnreadable,
+                "The in-channel payment's channel cannot be read before it is signed.",
+            )
+        };
+        let answers = requests.iter().map(placeholder).collect::<Option<Vec<_>>>().ok_or_else(unreadable)?;
+        let completed = guarded(|| plan.batch.complete(&answers, ""))
+            .map_err(|r| declined(DeclineCode::OfferUnreadable, r.code()))?;
+        let would_be = guarded(|| channel.channel_ref(&completed, None))
+            .map_err(|r| declined(DeclineCode::OfferUnreadable, r.code()))?;
+        if would_be.network != hold.network || would_be.channel != hold.channel {
+            return Err(declined(
+                DeclineCode::NoPayableOption,
+                "The challenge asks for a payment in a channel this hold did not open.",
+            ));
+        }
+    }
+
+    let request = SigningRequest::Batch { requests: requests.clone() };
+    let answer =
+        signer.sign(&request).await.map_err(|_| declined(DeclineCode::SignerFailed, "The signer did not sign."))?;
+    let incomplete = || not_bound("The signer's answer did not complete the payment.");
+    let answers: Vec<String> = match answer.as_json() {
+        Value::Array(items) if items.len() == requests.len() => {
+            items.iter().map(|a| a.as_str().map(str::to_owned)).collect::<Option<_>>().ok_or_else(incomplete)?
+        }
+        _ => return Err(incomplete()),
+    };
+    let reference = options.ids.next_id();
+    let signed = guarded(|| plan.batch.complete(&answers, &reference)).map_err(|r| not_bound(r.code()))?;
+
+    let closing = refund.is_some_and(|r| r.amount.is_none());
+    let (expected, word) = if closing { (ChannelKind::Close, "close") } else { (ChannelKind::Within, "within") };
+    if guarded(|| channel.kind(&signed, None)) != Ok(expected) {
+        return Err(not_bound(format!("The signed payment is not a {word} payment.")));
+    }
+    let committed = match guarded(|| channel.bound_within(&signed)) {
+        Ok(inside) => inside == h,
+        Err(r) => r.code().ends_with("/not-bound-within"),
+    };
+    if !committed {
+        return Err(not_bound("The signed voucher does not commit to the held ATR's hash."));
+    }
+    if !same_channel(&guarded(|| channel.channel_ref(&signed, None)), hold) {
+        return Err(not_bound("The signed voucher does not name the held channel."));
+    }
+    let signed_max = match (decimal::parse(&hold.signed_max), decimal::parse(&plan.cumulative)) {
+        (Some(held), Some(now)) if now > held => decimal::format(now),
+        (Some(_), Some(_)) => hold.signed_max.clone(),
+        _ => return Err(declined(DeclineCode::OfferUnreadable, format!("{ns}/build-failed"))),
+    };
+    Ok(Within { signed, hold: ChannelHold { signed_max, ..hold.clone() } })
+}
+
+/// Records the seller's cumulative charge: a decimal no lower than the charge already recorded and no higher than
+/// the largest amount signed in the channel.
+pub fn record_charge(hold: &ChannelHold, charged: &str) -> Result<ChannelHold, Declined> {
+    if !is_hold(hold) {
+        return Err(not_bound("The channel hold is malformed."));
+    }
+    let unreadable = |detail: &str| declined(DeclineCode::OfferUnreadable, detail);
+    let amount = decimal::parse(charged).ok_or_else(|| unreadable("The charged amount is not a decimal."))?;
+    let (Some(recorded), Some(most)) = (decimal::parse(&hold.charged), decimal::parse(&hold.signed_max)) else {
+        return Err(not_bound("The channel hold is malformed."));
+    };
+    if amount < recorded {
+        return Err(unreadable("The charged amount is below the charge already recorded."));
+    }
+    if amount > most {
+        return Err(unreadable("The charged amount is above the largest amount signed in the channel."));
+    }
+    Ok(ChannelHold { charged: decimal::format(amount), ..hold.clone() })
+}

@@ -1,0 +1,270 @@
+//! The buyer gate: compare the bytes a seller's link serves with the advertised ATR hash H before anything is
+//! signed, build the payment with the hash of those bytes, and return it only when the pairing reads that hash back
+//! from the signed payment. The gate knows no rail: it calls a [`Pairing`].
+
+pub(crate) mod agreement;
+mod atr;
+mod channels;
+mod types;
+
+use std::panic::{AssertUnwindSafe, catch_unwind};
+
+use serde_json::Value;
+
+pub use agreement::{Agreement, agree, retry_seconds};
+pub use channels::{Within, open_channel, record_charge, within};
+pub use types::{
+    AgreementPayment, AgreementReceipt, Checked, Confirmed, Finish, Finished, Next, Options, ToApprove, Transacted,
+    Transaction,
+};
+
+use crate::decline::{DeclineCode, Declined, Moved};
+use crate::fetch::Fetch;
+use crate::hash::{AtrHash, MAX_ATR_BYTES, atr_hash};
+use crate::link::{is_https_link, link_fault};
+use crate::pairing::{ChooseContext, Chosen, Completion, Pairing, Unsigned, namespace};
+use crate::refusal::{Refusal, nothing_to_sign};
+use crate::signer::{Signature, Signer, SigningRequest};
+
+pub(crate) use atr::{IDENTITY, declared_over, is_identity, read_capped, trim_http};
+
+/// The most signer calls one payment takes: a funding and then a voucher.
+const MAX_STEPS: usize = 2;
+
+fn decline(code: DeclineCode, detail: impl Into<String>) -> Declined {
+    Declined::new(code, detail)
+}
+
+/// Runs a pairing member; a panic inside it becomes the refusal `failed` gives, so one family's bug can never take
+/// the caller's process down with it.
+fn guarded<T>(f: impl FnOnce() -> Result<T, Refusal>, failed: impl FnOnce() -> Refusal) -> Result<T, Refusal> {
+    catch_unwind(AssertUnwindSafe(f)).unwrap_or_else(|_| Err(failed()))
+}
+
+fn ns_code(pairing: &dyn Pairing, reason: &str) -> Refusal {
+    Refusal::new(format!("{}/{reason}", namespace(pairing.id())))
+}
+
+fn build(pairing: &dyn Pairing, chosen: &Chosen, bytes: &[u8], h: &AtrHash) -> Result<Box<dyn Unsigned>, Refusal> {
+    guarded(|| pairing.build(chosen, bytes, h), || ns_code(pairing, "build-failed"))
+}
+
+fn request_of(pairing: &dyn Pairing, unsigned: &dyn Unsigned) -> Result<Option<SigningRequest>, Refusal> {
+    guarded(|| unsigned.request(), || ns_code(pairing, "build-failed"))
+}
+
+fn bound(pairing: &dyn Pairing, presented: &Value, landed: Option<&Value>) -> Result<AtrHash, Refusal> {
+    guarded(|| pairing.bound(presented, landed), || Refusal::fixed("bound-failed"))
+}
+
+/// The answers as the reference passes them: one answer bare, several as a list.
+fn answers_json(answers: &[Signature]) -> Value {
+    match answers {
+        [one] => one.as_json().clone(),
+        many => Value::Array(many.iter().map(|a| a.as_json().clone()).collect()),
+    }
+}
+
+/// Reads the offer, chooses the first option the account can pay, fetches the link once and compares SHA-256 of
+/// the bytes with the advertised H; only on a match builds the unsigned payment, with the hash it computed. Nothing
+/// is signed. For a pairing whose payment is no public proof, `chosen.agreement` names the agreement URL to pay
+/// (with [`agree`](crate::agree)) before signing.
+///
+/// Order: read → choose → link rule → one fetch → compare → agreement offered → build → request. So an offer with
+/// no payable option is never fetched, and a mismatch is found before anything is built.
+pub async fn confirm(
+    doc: &Value,
+    pairing: &dyn Pairing,
+    account: &str,
+    fetch: &dyn Fetch,
+    options: &Options,
+) -> Result<Confirmed, Declined> {
+    let read = guarded(|| pairing.read(doc), || ns_code(pairing, "member-failed"))
+        .map_err(|r| decline(DeclineCode::OfferUnreadable, r.code()))?;
+    let agreement = if pairing.public_proof() { None } else { read.agreement.clone() };
+    let reference = options.ids.next_id();
+    let ctx = ChooseContext { account, inputs: &options.inputs, now: options.clock.now(), reference: &reference, doc };
+    let mut chosen = guarded(|| pairing.choose(&read, &ctx), || ns_code(pairing, "member-failed"))
+        .map_err(|r| decline(DeclineCode::NoPayableOption, r.code()))?;
+    chosen.agreement = agreement;
+    if !is_https_link(&read.link) {
+        let detail = format!("{}/{}", namespace(pairing.id()), link_fault(&read.link));
+        return Err(decline(DeclineCode::LinkNotHttps, detail));
+    }
+    let bytes = atr::fetch_atr(fetch, &read.link).await?;
+    let h = atr_hash(&bytes);
+    if read.h != h {
+        return Err(decline(
+            DeclineCode::HashMismatch,
+            "The bytes the link served do not hash to the advertised ATR hash.",
+        ));
+    }
+    if !pairing.public_proof() && chosen.agreement.is_none() {
+        return Err(decline(
+            DeclineCode::AgreementNotOffered,
+            "The pairing's payment carries no public proof and the offer names no agreement URL.",
+        ));
+    }
+    let unsigned = match build(pairing, &chosen, &bytes, &h) {
+        Ok(u) => u,
+        Err(r) if r.is_nothing_to_sign() => return Ok(Confirmed { chosen, request: None, bytes, h }),
+        Err(r) => return Err(decline(DeclineCode::OfferUnreadable, r.code())),
+    };
+    let request =
+        request_of(pairing, unsigned.as_ref()).map_err(|r| decline(DeclineCode::OfferUnreadable, r.code()))?;
+    Ok(Confirmed { chosen, request, bytes, h })
+}
+
+/// Rebuilds the payment from `chosen` and the bytes, joins the signer's answers (in order; none where the build is
+/// itself the payment), and returns the payment only when the pairing reads the hash of these bytes back from it.
+/// The hash is always recomputed from `bytes`: a hash the caller holds is never trusted.
+pub fn finish(bytes: &[u8], chosen: &Chosen, answers: &[Signature], pairing: &dyn Pairing) -> Result<Finish, Declined> {
+    if bytes.len() > MAX_ATR_BYTES {
+        return Err(atr::too_large());
+    }
+    if chosen.pairing != pairing.id() {
+        return Err(decline(
+            DeclineCode::PairingNotSupported,
+            format!("The chosen payment is not for the pairing {}.", pairing.id()),
+        ));
+    }
+    let h = atr_hash(bytes);
+    let unsigned = build(pairing, chosen, bytes, &h).map_err(|r| decline(DeclineCode::OfferUnreadable, r.code()))?;
+    let moves =
+        !answers.is_empty() && matches!(request_of(pairing, unsigned.as_ref()), Ok(Some(ref r)) if pairing.moves(r));
+    let keep = |code: DeclineCode, detail: &str, signed: Value| {
+        decline(code, detail).with_moved(moves.then(|| Moved { signed, bytes: bytes.to_vec(), h }))
+    };
+    let completion = catch_unwind(AssertUnwindSafe(|| unsigned.complete(answers, chosen)));
+    let (payment, landed) = match completion {
+        Err(_) => {
+            return Err(keep(
+                DeclineCode::SignedNotBound,
+                "The signer's answer did not complete the payment.",
+                answers_json(answers),
+            ));
+        }
+        Ok(Err(r)) => return Err(keep(DeclineCode::SignedNotBound, r.code(), answers_json(answers))),
+        Ok(Ok(Completion::Next(next))) => return Ok(Finish::Next(Next { next, h })),
+        Ok(Ok(Completion::Payment { payment, landed })) => (payment, landed),
+    };
+    let inside = bound(pairing, &payment, landed.as_ref());
+    let on_agreement = !pairing.public_proof() && matches!(&inside, Err(r) if r.is_nothing_to_sign());
+    if !on_agreement && inside.as_ref().map_or(true, |read| *read != h) {
+        return Err(keep(
+            DeclineCode::SignedNotBound,
+            "The pairing does not read the hash of the compared bytes from the payment.",
+            payment,
+        ));
+    }
+    Ok(Finish::Finished(Finished { signed: payment, h, landed }))
+}
+
+/// Whether the pairing reads the hash of `bytes` back from a payment held later. No fetch, no signer.
+pub fn check(bytes: &[u8], presented: &Value, pairing: &dyn Pairing) -> Result<Checked, Declined> {
+    check_landed(bytes, presented, None, pairing)
+}
+
+/// [`check`] with the landed read `finish` or `transact` returned beside the payment. Pass only the read your own
+/// reader made for the payment, never a value another party sent; a `landed` member inside the payment is never
+/// read.
+pub fn check_landed(
+    bytes: &[u8],
+    presented: &Value,
+    landed: Option<&Value>,
+    pairing: &dyn Pairing,
+) -> Result<Checked, Declined> {
+    if bytes.len() > MAX_ATR_BYTES {
+        return Err(atr::too_large());
+    }
+    if landed.is_some_and(|l| !l.is_object() || !presented.is_object()) {
+        return Err(decline(
+            DeclineCode::SignedNotBound,
+            "The landed receipt is not a JSON object beside the payment.",
+        ));
+    }
+    let h = atr_hash(bytes);
+    match bound(pairing, presented, landed) {
+        Ok(read) if read == h => Ok(Checked { h }),
+        _ => Err(decline(
+            DeclineCode::SignedNotBound,
+            "The pairing does not read the hash of the compared bytes from the payment.",
+        )),
+    }
+}
+
+/// The signer, once per step in order, then `finish` over its answers. `Ok(None)` where the pairing has nothing for
+/// the buyer to sign.
+pub(crate) async fn sign_steps(
+    pairing: &dyn Pairing,
+    chosen: &Chosen,
+    first: Option<SigningRequest>,
+    signer: &dyn Signer,
+    bytes: &[u8],
+    h: AtrHash,
+) -> Result<Option<Finished>, Declined> {
+    let Some(first) = first else {
+        return match finish(bytes, chosen, &[], pairing) {
+            Err(d) if nothing_to_sign(&d.detail) => Ok(None),
+            Err(d) => Err(d),
+            Ok(Finish::Next(_)) => {
+                Err(decline(DeclineCode::SignedNotBound, "The pairing asked for a signature it did not request."))
+            }
+            Ok(Finish::Finished(f)) => Ok(Some(f)),
+        };
+    };
+    let moves = pairing.moves(&first);
+    let mut answers: Vec<Signature> = Vec::with_capacity(MAX_STEPS);
+    let mut request = first;
+    for _ in 0..MAX_STEPS {
+        match signer.sign(&request).await {
+            Ok(answer) => answers.push(answer),
+            Err(_) => {
+                let moved = (moves && !answers.is_empty()).then(|| Moved {
+                    signed: answers_json(&answers),
+                    bytes: bytes.to_vec(),
+                    h,
+                });
+                return Err(decline(DeclineCode::SignerFailed, "The signer did not sign.").with_moved(moved));
+            }
+        }
+        match finish(bytes, chosen, &answers, pairing)? {
+            Finish::Finished(f) => return Ok(Some(f)),
+            Finish::Next(next) => request = next.next,
+        }
+    }
+    let all = Value::Array(answers.iter().map(|a| a.as_json().clone()).collect());
+    let moved = moves.then(|| Moved { signed: all, bytes: bytes.to_vec(), h });
+    Err(decline(DeclineCode::SignedNotBound, "The pairing asked for more signatures than a payment takes.")
+        .with_moved(moved))
+}
+
+/// confirm, then (for a pairing whose payment is no public proof) the agreement payment, then the signer, then
+/// finish: the signer is called at most once per step of the payment, and never before the bytes are compared or
+/// after a decline.
+pub async fn transact(
+    doc: &Value,
+    pairing: &dyn Pairing,
+    signer: &dyn Signer,
+    fetch: &dyn Fetch,
+    options: &Options,
+) -> Result<Transaction, Declined> {
+    let confirmed = confirm(doc, pairing, signer.account(), fetch, options).await?;
+    let Confirmed { chosen, request, bytes, h } = confirmed;
+    let mut receipt = None;
+    if let Some(url) = &chosen.agreement {
+        let payer: &dyn Signer = match &options.agreement_signer {
+            Some(s) => s.as_ref(),
+            None => signer,
+        };
+        match agreement::exchange(&bytes, url, payer, fetch, options, namespace(pairing.id())).await? {
+            agreement::Agreement::Agreed { receipt: r } => receipt = Some(r),
+            agreement::Agreement::ToApprove(t) => return Ok(Transaction::ToApprove(t)),
+        }
+    }
+    let done = sign_steps(pairing, &chosen, request, signer, &bytes, h).await?;
+    Ok(Transaction::Signed(match done {
+        None => Transacted { signed: None, bytes, h, agreement: receipt, landed: None },
+        Some(f) => Transacted { signed: Some(f.signed), bytes, h: f.h, agreement: receipt, landed: f.landed },
+    }))
+}

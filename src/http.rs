@@ -1,0 +1,103 @@
+//! The default [`Fetch`]: reqwest with rustls, hardened for fetching what a seller serves.
+
+use std::future::Future;
+use std::pin::Pin;
+use std::task::{Context, Poll};
+
+use bytes::Bytes;
+use futures_core::Stream;
+
+use crate::fetch::{Body, Fetch, FetchError, Request, Response};
+use crate::signer::BoxFuture;
+
+/// A [`Fetch`] on reqwest: https only, no redirect followed, no proxy, no decompression, no transport retry (a
+/// request may carry a payment). The gate applies the deadline and the size caps.
+#[derive(Debug, Clone)]
+pub struct HttpFetch {
+    client: reqwest::Client,
+}
+
+impl HttpFetch {
+    /// The hardened client.
+    pub fn new() -> Result<Self, FetchError> {
+        let client = hardened().https_only(true).build().map_err(FetchError::new)?;
+        Ok(Self { client })
+    }
+
+    /// A fetch over a client of your own, which carries your network policy. It must not follow redirects or
+    /// decode bodies; [`HttpFetch::builder`] gives one that does neither.
+    pub fn from_client(client: reqwest::Client) -> Self {
+        Self { client }
+    }
+
+    /// A client builder with redirects, proxies, decompression and retries off, to add policy to (a resolver, a
+    /// TLS root store) before [`HttpFetch::from_client`].
+    pub fn builder() -> reqwest::ClientBuilder {
+        hardened()
+    }
+}
+
+fn hardened() -> reqwest::ClientBuilder {
+    reqwest::Client::builder()
+        .redirect(reqwest::redirect::Policy::none())
+        .no_proxy()
+        .no_gzip()
+        .no_brotli()
+        .no_zstd()
+        .no_deflate()
+        .retry(reqwest::retry::never())
+        .referer(false)
+}
+
+type Pending = Pin<Box<dyn Future<Output = (reqwest::Response, Option<Result<Bytes, FetchError>>)> + Send>>;
+
+/// The body of a reqwest response as a stream of chunks, read as sent.
+struct Chunks {
+    response: Option<reqwest::Response>,
+    pending: Option<Pending>,
+}
+
+impl Stream for Chunks {
+    type Item = Result<Bytes, FetchError>;
+
+    fn poll_next(mut self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<Option<Self::Item>> {
+        if self.pending.is_none() {
+            let Some(mut response) = self.response.take() else { return Poll::Ready(None) };
+            self.pending = Some(Box::pin(async move {
+                let chunk = response.chunk().await.map_err(FetchError::new).transpose();
+                (response, chunk)
+            }));
+        }
+        let Some(pending) = self.pending.as_mut() else { return Poll::Ready(None) };
+        match pending.as_mut().poll(cx) {
+            Poll::Pending => Poll::Pending,
+            Poll::Ready((response, chunk)) => {
+                self.pending = None;
+                if matches!(chunk, Some(Ok(_))) {
+                    self.response = Some(response);
+                }
+                Poll::Ready(chunk)
+            }
+        }
+    }
+}
+
+impl Fetch for HttpFetch {
+    fn get<'a>(&'a self, request: Request<'a>) -> BoxFuture<'a, Result<Response, FetchError>> {
+        Box::pin(async move {
+            let mut builder = self.client.get(request.url);
+            for (name, value) in request.headers {
+                builder = builder.header(*name, *value);
+            }
+            let response = builder.send().await.map_err(FetchError::new)?;
+            let status = response.status().as_u16();
+            let headers = response
+                .headers()
+                .iter()
+                .map(|(n, v)| (n.as_str().to_owned(), String::from_utf8_lossy(v.as_bytes()).into_owned()))
+                .collect();
+            let body = Body::from_stream(Chunks { response: Some(response), pending: None });
+            Ok(Response::new(status, headers, body))
+        })
+    }
+}

@@ -1,0 +1,296 @@
+//! JSON as the reference reads and writes it: a 64-level nesting cap on every text read, JSON.parse's member order,
+//! JSON.stringify's compact form, RFC 8785 equality, and the safe-integer rule for numbers.
+
+use serde_json::{Map, Number, Value};
+
+/// A JSON object.
+pub type Object = Map<String, Value>;
+
+/// The deepest nesting of arrays and objects the gate reads or writes.
+pub const MAX_JSON_DEPTH: usize = 64;
+
+/// The largest integer a JSON number may hold and still mean the same thing in every implementation: 2^53 − 1.
+pub const MAX_SAFE_INTEGER: i64 = (1 << 53) - 1;
+
+/// Whether no array or object in the text nests more than [`MAX_JSON_DEPTH`] deep, counting brackets outside
+/// strings. Nothing else about the text is checked; it runs before any parser sees the text, so a deep text costs
+/// one linear scan and no recursion.
+pub fn text_within_depth(text: &str) -> bool {
+    let mut depth = 0usize;
+    let mut in_string = false;
+    let mut escaped = false;
+    for b in text.bytes() {
+        if in_string {
+            if escaped {
+                escaped = false;
+            } else if b == b'\\' {
+                escaped = true;
+            } else if b == b'"' {
+                in_string = false;
+            }
+            continue;
+        }
+        match b {
+            b'"' => in_string = true,
+            b'[' | b'{' => {
+                depth += 1;
+                if depth > MAX_JSON_DEPTH {
+                    return false;
+                }
+            }
+            b']' | b'}' => depth = depth.saturating_sub(1),
+            _ => {}
+        }
+    }
+    true
+}
+
+/// The value of JSON text nested at most [`MAX_JSON_DEPTH`] deep, read as JSON.parse reads it: a repeated member
+/// keeps its last value, array-index member names come first in ascending order, and an integer past 2^53 is the
+/// double nearest to it. `None` for text that is deeper or is not JSON.
+pub fn parse(text: &str) -> Option<Value> {
+    if !text_within_depth(text) {
+        return None;
+    }
+    let mut value: Value = serde_json::from_str(text).ok()?;
+    as_parsed_by_js(&mut value);
+    Some(value)
+}
+
+fn is_array_index(key: &str) -> bool {
+    let bytes = key.as_bytes();
+    match bytes {
+        [b'0'] => true,
+        [b'1'..=b'9', rest @ ..] if rest.iter().all(u8::is_ascii_digit) && bytes.len() <= 10 => {
+            key.parse::<u64>().is_ok_and(|n| n < u64::from(u32::MAX))
+        }
+        _ => false,
+    }
+}
+
+fn as_parsed_by_js(value: &mut Value) {
+    let mut stack: Vec<&mut Value> = vec![value];
+    while let Some(v) = stack.pop() {
+        match v {
+            Value::Number(n) => {
+                let wide = n.as_u64().map(|u| u > 1 << 53).unwrap_or(false)
+                    || n.as_i64().map(|i| i < -(1 << 53)).unwrap_or(false);
+                if wide && let Some(f) = n.as_f64().and_then(Number::from_f64) {
+                    *n = f;
+                }
+            }
+            Value::Array(items) => stack.extend(items.iter_mut()),
+            Value::Object(map) => {
+                if map.keys().any(|k| is_array_index(k)) {
+                    let taken = std::mem::take(map);
+                    let mut indices: Vec<(u64, String, Value)> = Vec::new();
+                    let mut rest: Vec<(String, Value)> = Vec::new();
+                    for (k, v) in taken {
+                        match k.parse::<u64>() {
+                            Ok(n) if is_array_index(&k) => indices.push((n, k, v)),
+                            _ => rest.push((k, v)),
+                        }
+                    }
+                    indices.sort_by_key(|(n, _, _)| *n);
+                    for (_, k, v) in indices {
+                        map.insert(k, v);
+                    }
+                    for (k, v) in rest {
+                        map.insert(k, v);
+                    }
+                }
+                stack.extend(map.values_mut());
+            }
+            _ => {}
+        }
+    }
+}
+
+/// Whether no array or object in the value nests more than `limit` levels deep (the value itself is level 1).
+pub fn within_depth(value: &Value, limit: usize) -> bool {
+    let mut stack: Vec<(&Value, usize)> = vec![(value, 1)];
+    while let Some((v, level)) = stack.pop() {
+        let children: Box<dyn Iterator<Item = &Value>> = match v {
+            Value::Array(items) => Box::new(items.iter()),
+            Value::Object(map) => Box::new(map.values()),
+            _ => continue,
+        };
+        if level > limit {
+            return false;
+        }
+        stack.extend(children.map(|c| (c, level + 1)));
+    }
+    true
+}
+
+/// The number as an `i64` when it is a JSON number holding a safe integer (|n| ≤ 2^53 − 1), written with or
+/// without a fraction of zero: `60` and `60.0` are both 60. Booleans, strings and other numbers are `None`.
+pub fn safe_int(value: &Value) -> Option<i64> {
+    let Value::Number(n) = value else { return None };
+    let i = if let Some(i) = n.as_i64() {
+        i
+    } else if n.is_u64() {
+        return None;
+    } else {
+        let f = n.as_f64()?;
+        if !f.is_finite() || f.fract() != 0.0 || f.abs() > MAX_SAFE_INTEGER as f64 {
+            return None;
+        }
+        f as i64
+    };
+    (-MAX_SAFE_INTEGER..=MAX_SAFE_INTEGER).contains(&i).then_some(i)
+}
+
+/// The length of a string in UTF-16 code units, as JavaScript's `length` counts it.
+pub fn js_length(text: &str) -> usize {
+    text.chars().map(char::len_utf16).sum()
+}
+
+/// A number as JSON.stringify writes it (ECMAScript `Number::toString`): an integer beyond 2^53 is the double
+/// JavaScript reads for it.
+fn es_number(n: &Number) -> String {
+    const EXACT: u64 = 1 << 53;
+    if let Some(u) = n.as_u64() {
+        if u <= EXACT {
+            return u.to_string();
+        }
+    } else if let Some(i) = n.as_i64()
+        && i.unsigned_abs() <= EXACT
+    {
+        return i.to_string();
+    }
+    let f = n.as_f64().unwrap_or(0.0);
+    if f == 0.0 {
+        return "0".to_owned();
+    }
+    ryu_js::Buffer::new().format_finite(f).to_owned()
+}
+
+/// The text JSON.stringify writes for the value: compact, members in their order, non-ASCII kept, numbers in
+/// ECMAScript form. `None` past [`MAX_JSON_DEPTH`] levels, which the gate never writes.
+pub fn to_js_string(value: &Value) -> Option<String> {
+    if !within_depth(value, MAX_JSON_DEPTH) {
+        return None;
+    }
+    let mut out = String::new();
+    write_js(value, &mut out);
+    Some(out)
+}
+
+fn write_string(s: &str, out: &mut String) {
+    // serde_json escapes exactly what JSON.stringify escapes: the quote, the backslash and C0 controls, with the
+    // short forms \b \f \n \r \t and lower-case \u00xx for the rest. Rust strings hold no lone surrogates.
+    match serde_json::to_string(s) {
+        Ok(quoted) => out.push_str(&quoted),
+        Err(_) => out.push_str("\"\""),
+    }
+}
+
+fn write_js(value: &Value, out: &mut String) {
+    match value {
+        Value::Null => out.push_str("null"),
+        Value::Bool(b) => out.push_str(if *b { "true" } else { "false" }),
+        Value::Number(n) => out.push_str(&es_number(n)),
+        Value::String(s) => write_string(s, out),
+        Value::Array(items) => {
+            out.push('[');
+            for (i, item) in items.iter().enumerate() {
+                if i > 0 {
+                    out.push(',');
+                }
+                write_js(item, out);
+            }
+            out.push(']');
+        }
+        Value::Object(map) => {
+            out.push('{');
+            for (i, (k, v)) in map.iter().enumerate() {
+                if i > 0 {
+                    out.push(',');
+                }
+                write_string(k, out);
+                out.push(':');
+                write_js(v, out);
+            }
+            out.push('}');
+        }
+    }
+}
+
+/// The RFC 8785 (JCS) form of the value, or `None` past [`MAX_JSON_DEPTH`] levels.
+pub fn canonical(value: &Value) -> Option<String> {
+    if !within_depth(value, MAX_JSON_DEPTH) {
+        return None;
+    }
+    serde_json_canonicalizer::to_string(value).ok()
+}
+
+/// Whether the two values have the same RFC 8785 form: member order and `60` against `60.0` do not count, any other
+/// change does. A value with no form (too deep) equals nothing.
+pub fn same_json(a: &Value, b: &Value) -> bool {
+    match (canonical(a), canonical(b)) {
+        (Some(x), Some(y)) => x == y,
+        _ => false,
+    }
+}
+
+/// Whether `x` is one of `items`: structurally equal, or equal in RFC 8785 form.
+pub fn is_offered(items: &[Value], x: &Value) -> bool {
+    items.iter().any(|a| a == x || same_json(a, x))
+}
+
+/// The object's string member, if it is a string.
+pub fn str_of<'a>(map: &'a Map<String, Value>, key: &str) -> Option<&'a str> {
+    map.get(key).and_then(Value::as_str)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    #[test]
+    fn safe_int_reads_integral_numbers_only() {
+        assert_eq!(safe_int(&json!(60)), Some(60));
+        assert_eq!(safe_int(&serde_json::from_str::<Value>("60.0").unwrap()), Some(60));
+        assert_eq!(safe_int(&json!(60.5)), None);
+        assert_eq!(safe_int(&json!("60")), None);
+        assert_eq!(safe_int(&json!(true)), None);
+        assert_eq!(safe_int(&json!(MAX_SAFE_INTEGER)), Some(MAX_SAFE_INTEGER));
+        assert_eq!(safe_int(&json!(MAX_SAFE_INTEGER + 1)), None);
+        assert_eq!(safe_int(&json!(u64::MAX)), None);
+        assert_eq!(safe_int(&json!(-MAX_SAFE_INTEGER)), Some(-MAX_SAFE_INTEGER));
+    }
+
+    #[test]
+    fn js_writer_matches_json_stringify() {
+        let v = parse(r#"{"b":60.0,"a":[1e21,-0.0,0.5,"é\u2028\u001f"],"2":1,"1":2}"#).unwrap();
+        assert_eq!(to_js_string(&v).unwrap(), "{\"1\":2,\"2\":1,\"b\":60,\"a\":[1e+21,0,0.5,\"é\u{2028}\\u001f\"]}");
+        let big = parse("9007199254740993").unwrap();
+        assert_eq!(to_js_string(&big).unwrap(), "9007199254740992");
+    }
+
+    #[test]
+    fn jcs_equality_ignores_order_and_integral_fractions() {
+        let a = json!({"a": 60, "b": {"y": 1, "x": 2}});
+        let b = parse(r#"{"b":{"x":2,"y":1},"a":60.0}"#).unwrap();
+        assert!(same_json(&a, &b));
+        assert!(!same_json(&a, &json!({"a": 61, "b": {"y": 1, "x": 2}})));
+    }
+
+    #[test]
+    fn depth_is_capped() {
+        let ok = format!("{}{}", "[".repeat(64), "]".repeat(64));
+        let deep = format!("{}{}", "[".repeat(65), "]".repeat(65));
+        assert!(parse(&ok).is_some());
+        assert!(parse(&deep).is_none());
+        assert!(within_depth(&parse(&ok).unwrap(), 64));
+        assert!(canonical(&serde_json::from_str(&deep).unwrap()).is_none());
+    }
+
+    #[test]
+    fn js_length_counts_utf16_units() {
+        assert_eq!(js_length("a😀"), 3);
+        assert_eq!(js_length("é"), 1);
+    }
+}

@@ -1,0 +1,135 @@
+//! The one https-link rule every ATR link and agreement URL is held to.
+
+use url::Url;
+
+use crate::json::js_length;
+
+/// The longest link or agreement URL, in UTF-16 code units.
+pub const MAX_LINK_CHARS: usize = 2048;
+const MAX_DNS_NAME: usize = 253;
+/// A DNS name of 253 characters, its final dot, `:` and five digits.
+const MAX_AUTHORITY: usize = MAX_DNS_NAME + 1 + 6;
+
+fn forbidden(c: char) -> bool {
+    matches!(c,
+        '\u{0}'..='\u{20}' | '\u{7f}'..='\u{a0}' | '\u{1680}' | '\u{2000}'..='\u{200a}'
+        | '\u{2028}' | '\u{2029}' | '\u{202f}' | '\u{205f}' | '\u{3000}' | '\\')
+}
+
+/// One RFC 1123 label: alphanumeric at both ends, hyphens inside, at most 63 characters.
+fn is_dns_label(label: &str) -> bool {
+    let b = label.as_bytes();
+    match (b.first(), b.last()) {
+        (Some(first), Some(last)) => {
+            b.len() <= 63
+                && first.is_ascii_alphanumeric()
+                && last.is_ascii_alphanumeric()
+                && b.iter().all(|c| c.is_ascii_alphanumeric() || *c == b'-')
+        }
+        _ => false,
+    }
+}
+
+/// Splits an authority into host and port the way the rule's pattern reads it: an IP literal in brackets, or DNS
+/// labels with an optional final dot, then an optional `:` and up to five digits. `None` when it does not match.
+fn host_and_port(authority: &str) -> Option<(&str, Option<&str>)> {
+    let (host, port) = if authority.starts_with('[') {
+        let close = authority.find(']')?;
+        let (host, rest) = authority.split_at(close + 1);
+        let inner = host.get(1..host.len() - 1)?;
+        if inner.is_empty() || !inner.bytes().all(|c| c.is_ascii_hexdigit() || c == b':' || c == b'.') {
+            return None;
+        }
+        match rest {
+            "" => (host, None),
+            _ => (host, Some(rest.strip_prefix(':')?)),
+        }
+    } else {
+        let (host, port) = match authority.split_once(':') {
+            Some((h, p)) => (h, Some(p)),
+            None => (authority, None),
+        };
+        let name = host.strip_suffix('.').unwrap_or(host);
+        if !name.split('.').all(is_dns_label) {
+            return None;
+        }
+        (host, port)
+    };
+    if let Some(p) = port
+        && (p.len() > 5 || !p.bytes().all(|c| c.is_ascii_digit()))
+    {
+        return None;
+    }
+    Some((host, port))
+}
+
+/// Whether the value is an https link the gate may fetch: no whitespace, control character or backslash; the scheme
+/// `https` in either case followed by `//`; an authority with no userinfo whose host is a DNS name (at most 253
+/// characters, RFC 1123 labels) or an IP literal, with an optional port up to 65535; and a WHATWG URL parse that
+/// agrees (the `url` crate implements the WHATWG URL Standard and UTS 46).
+pub fn is_https_link(value: &str) -> bool {
+    if value.chars().any(forbidden) {
+        return false;
+    }
+    let Some(prefix) = value.get(..8) else { return false };
+    if !prefix.eq_ignore_ascii_case("https://") {
+        return false;
+    }
+    let rest = value.get(8..).unwrap_or("");
+    let authority = rest.split(['/', '?', '#']).next().unwrap_or("");
+    if authority.chars().count() > MAX_AUTHORITY || authority.contains('@') {
+        return false;
+    }
+    let Some((host, port)) = host_and_port(authority) else { return false };
+    if !host.starts_with('[') && host.trim_end_matches('.').len() > MAX_DNS_NAME {
+        return false;
+    }
+    if let Some(p) = port.filter(|p| !p.is_empty())
+        && p.parse::<u32>().is_ok_and(|n| n > 65_535)
+    {
+        return false;
+    }
+    match Url::parse(value) {
+        Ok(u) => {
+            u.scheme() == "https"
+                && u.host_str().is_some_and(|h| !h.is_empty())
+                && u.username().is_empty()
+                && u.password().is_none()
+        }
+        Err(_) => false,
+    }
+}
+
+/// Whether the value is at most 2048 UTF-16 code units and parses as an absolute URL whose scheme is not https.
+/// Only this case is refused as `link-not-https`; every other failing value is `legal-context-malformed`.
+pub fn is_other_scheme_link(value: &str) -> bool {
+    js_length(value) <= MAX_LINK_CHARS && Url::parse(value).is_ok_and(|u| u.scheme() != "https")
+}
+
+/// The refusal suffix for a value that is not an https link: `link-not-https` or `legal-context-malformed`.
+pub fn link_fault(value: &str) -> &'static str {
+    if is_other_scheme_link(value) { "link-not-https" } else { "legal-context-malformed" }
+}
+
+/// Whether the value is an agreement URL: an https link of at most 2048 UTF-16 code units.
+pub fn is_agreement_url(value: &str) -> bool {
+    js_length(value) <= MAX_LINK_CHARS && is_https_link(value)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn numeric_hosts_are_read_as_whatwg_reads_them() {
+        assert!(is_https_link("https://0x7f.1/"));
+        assert!(!is_https_link("https://1.2.3.4.5/"));
+        assert!(is_https_link("https://atr.seller.example:/x"));
+        assert!(!is_https_link("https://atr.seller.example:65536/x"));
+        assert!(!is_https_link("https://[::1/"));
+        assert!(!is_https_link("https://[zz::1]/"));
+        assert!(is_https_link("https://a.example./"));
+        assert!(!is_https_link("https://a..example/"));
+        assert!(!is_https_link("https://-a.example/"));
+    }
+}

@@ -1,0 +1,142 @@
+//! The pairing seam: one trait that every pairing family implements and the gate calls. The gate never names a
+//! rail; a family reads the seller's document, chooses the option, builds the unsigned payment with H, completes it
+//! with the signer's answer, and reads H back.
+
+mod channel;
+mod registry;
+
+use std::fmt;
+
+use serde::{Deserialize, Serialize};
+use serde_json::{Map, Value};
+
+use crate::hash::AtrHash;
+use crate::refusal::Refusal;
+use crate::signer::{Signature, SigningRequest};
+
+pub use channel::{Batch, Channel, ChannelHold, ChannelKind, ChannelRef, Refund, WithinArgs, WithinPlan};
+pub use registry::{Entry, Protocol, REGISTRY, built_ids, entry, pairing, x402_pairings};
+
+/// What a pairing's read finds in the seller's document.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Advertised {
+    /// The advertised ATR hash.
+    pub h: AtrHash,
+    /// The https link the ATR is served at.
+    pub link: String,
+    /// What the pairing chooses from.
+    pub offer: Offer,
+    /// The agreement URL, when the offer names one.
+    pub agreement: Option<String>,
+}
+
+/// The options a read found, in document order.
+#[derive(Debug, Clone, PartialEq)]
+#[non_exhaustive]
+pub enum Offer {
+    /// An x402 `PAYMENT-REQUIRED` document and the `accepts` entries this pairing serves.
+    X402 {
+        /// The whole document.
+        required: Value,
+        /// The entries the pairing's filter serves, in document order.
+        options: Vec<Value>,
+    },
+    /// MPP challenges.
+    Challenges(Vec<Value>),
+    /// Another protocol's offer, as JSON.
+    Json(Value),
+}
+
+/// What the gate chose to pay: a plain value, so a caller can confirm on one machine and finish on another.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Chosen {
+    /// The pairing id.
+    pub pairing: String,
+    /// The pairing's build input.
+    pub choice: Map<String, Value>,
+    /// The payment's own id (the x402 payment-identifier), 32 characters of `[A-Za-z0-9_-]`.
+    #[serde(rename = "ref")]
+    pub reference: String,
+    /// The agreement URL to pay first, for a pairing whose payment is no public proof of H.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub agreement: Option<String>,
+}
+
+/// What a pairing's choose sees.
+#[derive(Debug, Clone, Copy)]
+pub struct ChooseContext<'a> {
+    /// The signer's CAIP-10 account.
+    pub account: &'a str,
+    /// The buyer's own inputs (a recent block, an account nonce…).
+    pub inputs: &'a Map<String, Value>,
+    /// floor(Unix seconds).
+    pub now: u64,
+    /// The fresh payment id.
+    pub reference: &'a str,
+    /// The seller's document as given.
+    pub doc: &'a Value,
+}
+
+/// A payment a pairing built with H: what the signer is handed, and how its answers complete the payment.
+pub trait Unsigned: Send + Sync {
+    /// What the signer is handed; `None` when the build is itself the payment.
+    fn request(&self) -> Result<Option<SigningRequest>, Refusal>;
+
+    /// Joins the signer's answers so far (in order; empty when `request` is `None`) into the payment, or names the
+    /// next request of a payment signed in steps.
+    fn complete(&self, answers: &[Signature], chosen: &Chosen) -> Result<Completion, Refusal>;
+}
+
+/// A completion: the payment, or the next request.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Completion {
+    /// The payment as it is sent, and the landed read the pairing's bound needs beside it, where there is one.
+    Payment {
+        /// The payment.
+        payment: Value,
+        /// The landed read kept out of band.
+        landed: Option<Value>,
+    },
+    /// The next request of a payment signed in steps.
+    Next(SigningRequest),
+}
+
+/// One pairing: a protocol binding and its buyer piece. Every method is pure and synchronous; only the gate does
+/// I/O.
+pub trait Pairing: Send + Sync + fmt::Debug {
+    /// The pairing id, e.g. `x402/exact/eip155/eip3009`.
+    fn id(&self) -> &'static str;
+
+    /// Whether the pairing's signed payment is itself a public proof of H; when it is not, the buyer pays an
+    /// agreement payment first.
+    fn public_proof(&self) -> bool;
+
+    /// Reads H, the link, the options and the agreement URL from the seller's document.
+    fn read(&self, doc: &Value) -> Result<Advertised, Refusal>;
+
+    /// Chooses the first option the signer's account can pay.
+    fn choose(&self, read: &Advertised, ctx: &ChooseContext<'_>) -> Result<Chosen, Refusal>;
+
+    /// Builds the unsigned payment with H, the hash of `atr`.
+    fn build(&self, chosen: &Chosen, atr: &[u8], h: &AtrHash) -> Result<Box<dyn Unsigned>, Refusal>;
+
+    /// Reads H back from a completed payment (with the landed read beside it, where the pairing needs one).
+    fn bound(&self, presented: &Value, landed: Option<&Value>) -> Result<AtrHash, Refusal>;
+
+    /// Whether the signer, handed this first request, moves the money itself before the gate reads what was signed
+    /// (it broadcasts, or pays an invoice): a later decline then carries what moved.
+    fn moves(&self, first: &SigningRequest) -> bool {
+        let _ = first;
+        false
+    }
+
+    /// The pairing's channel members, when its payments run in a channel the buyer holds.
+    fn channel(&self) -> Option<&dyn Channel> {
+        None
+    }
+}
+
+/// The namespace of a pairing id: the part before the first `/`.
+pub fn namespace(id: &str) -> &str {
+    id.split('/').next().unwrap_or(id)
+}

@@ -1,0 +1,169 @@
+//! All 67 pairings the Legal Context Protocol defines, with the flags the gate needs, and the ones this build
+//! implements.
+
+use super::Pairing;
+use crate::decline::{DeclineCode, Declined};
+
+/// The protocol a pairing belongs to: the namespace of its id.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+#[non_exhaustive]
+pub enum Protocol {
+    /// x402 v2.
+    X402,
+    /// The Machine Payments Protocol.
+    Mpp,
+    /// Card networks.
+    Card,
+    /// The Agentic Commerce Protocol.
+    Acp,
+    /// Agent Payments Protocol mandates.
+    Ap2,
+    /// The Universal Commerce Protocol.
+    Ucp,
+    /// The Agent Commerce Kit.
+    Ack,
+}
+
+impl Protocol {
+    /// The namespace, e.g. `x402`.
+    pub const fn namespace(self) -> &'static str {
+        match self {
+            Self::X402 => "x402",
+            Self::Mpp => "mpp",
+            Self::Card => "card",
+            Self::Acp => "acp",
+            Self::Ap2 => "ap2",
+            Self::Ucp => "ucp",
+            Self::Ack => "ack",
+        }
+    }
+}
+
+/// One pairing of the registry.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Entry {
+    /// The id.
+    pub id: &'static str,
+    /// Its protocol.
+    pub protocol: Protocol,
+    /// Whether its signed payment is itself a public proof of H (otherwise an agreement payment comes first).
+    pub public_proof: bool,
+    /// Whether it opens a channel the buyer holds (`open_channel`, `within`, `record_charge`).
+    pub channel: bool,
+}
+
+impl Entry {
+    /// The implementation, when this build has the pairing's family.
+    pub fn pairing(&self) -> Option<&'static dyn Pairing> {
+        implementation(self.id)
+    }
+}
+
+const fn e(id: &'static str, protocol: Protocol, public_proof: bool, channel: bool) -> Entry {
+    Entry { id, protocol, public_proof, channel }
+}
+
+use Protocol::{Ack, Acp, Ap2, Card, Mpp, Ucp, X402};
+
+/// The 67 pairings, x402 first in the protocol package's order (the order the agreement exchange tries them in).
+pub static REGISTRY: [Entry; 67] = [
+    e("x402/exact/eip155/eip3009", X402, true, false),
+    e("x402/auth-capture/eip155/eip3009", X402, true, false),
+    e("x402/auth-capture/eip155/permit2", X402, true, false),
+    e("x402/batch-settlement/cloudflare", X402, false, false),
+    e("x402/batch-settlement/eip155", X402, true, true),
+    e("x402/batch-settlement/solana", X402, true, true),
+    e("x402/exact/algorand", X402, true, false),
+    e("x402/exact/aptos", X402, false, false),
+    e("x402/exact/cardano", X402, true, false),
+    e("x402/exact/casper", X402, true, false),
+    e("x402/exact/ccd", X402, true, false),
+    e("x402/exact/eip155/erc7710", X402, false, false),
+    e("x402/exact/eip155/erc7710-salt", X402, true, false),
+    e("x402/exact/eip155/permit2", X402, true, false),
+    e("x402/exact/hedera", X402, true, false),
+    e("x402/exact/hedera/transfer-executor", X402, false, false),
+    e("x402/exact/lnbtc", X402, false, false),
+    e("x402/exact/lnbtc/invoice-named", X402, false, false),
+    e("x402/exact/near", X402, true, false),
+    e("x402/exact/polkadot/lcp-assets-remark", X402, true, false),
+    e("x402/exact/solana", X402, true, false),
+    e("x402/exact/starknet", X402, true, false),
+    e("x402/exact/stellar", X402, true, false),
+    e("x402/exact/sui", X402, true, false),
+    e("x402/exact/tron/lcp-trc20-memo", X402, true, false),
+    e("x402/exact/tvm", X402, true, false),
+    e("x402/exact/xrpl", X402, true, false),
+    e("x402/upto/eip155/permit2", X402, true, false),
+    e("x402/upto/solana", X402, true, false),
+    e("mpp/charge/card", Mpp, false, false),
+    e("mpp/charge/evm/authorization", Mpp, true, false),
+    e("mpp/charge/evm/hash", Mpp, false, false),
+    e("mpp/charge/evm/permit2", Mpp, true, false),
+    e("mpp/charge/evm/transaction", Mpp, false, false),
+    e("mpp/charge/hedera", Mpp, true, false),
+    e("mpp/charge/lightning", Mpp, false, false),
+    e("mpp/charge/nearintents", Mpp, false, false),
+    e("mpp/charge/solana", Mpp, true, false),
+    e("mpp/charge/stellar", Mpp, true, false),
+    e("mpp/charge/stripe", Mpp, false, false),
+    e("mpp/charge/tempo/memo", Mpp, true, false),
+    e("mpp/charge/tempo/push", Mpp, true, false),
+    e("mpp/charge/usdc/evm", Mpp, true, false),
+    e("mpp/charge/usdc/gateway", Mpp, true, false),
+    e("mpp/charge/usdc/solana", Mpp, true, false),
+    e("mpp/charge/usdc/stacks", Mpp, true, false),
+    e("mpp/charge/xrpl", Mpp, true, false),
+    e("mpp/session/evm", Mpp, true, true),
+    e("mpp/session/hedera", Mpp, true, true),
+    e("mpp/session/lightning", Mpp, false, false),
+    e("mpp/session/solana", Mpp, true, true),
+    e("mpp/session/tempo", Mpp, true, true),
+    e("mpp/session/xrpl", Mpp, true, true),
+    e("mpp/subscription/stripe", Mpp, false, false),
+    e("mpp/subscription/tempo", Mpp, true, false),
+    e("card/mastercard-vi/autonomous", Card, false, false),
+    e("card/mastercard-vi/immediate", Card, false, false),
+    e("card/seller-reference", Card, false, false),
+    e("card/visa-tap", Card, false, false),
+    e("acp/checkout/delegated", Acp, false, false),
+    e("acp/checkout/undelegated", Acp, false, false),
+    e("ap2/checkout-mandate", Ap2, false, false),
+    e("ucp/booking/ap2-mandate", Ucp, false, false),
+    e("ucp/booking/unsigned", Ucp, false, false),
+    e("ucp/checkout/ap2-mandate", Ucp, false, false),
+    e("ucp/checkout/unsigned", Ucp, false, false),
+    e("ack/payment-request", Ack, false, false),
+];
+
+/// The implementation of a pairing this build has. Each family adds its ids here, behind its cargo feature.
+fn implementation(id: &str) -> Option<&'static dyn Pairing> {
+    match id {
+        #[cfg(feature = "evm")]
+        crate::x402::eip155::eip3009::ID => Some(&crate::x402::eip155::eip3009::PAIRING),
+        _ => None,
+    }
+}
+
+/// The registry entry for an id.
+pub fn entry(id: &str) -> Option<&'static Entry> {
+    REGISTRY.iter().find(|e| e.id == id)
+}
+
+/// The pairing for an id, or `pairing-not-supported` when the id is not one of the 67 or its family is not in this
+/// build.
+pub fn pairing(id: &str) -> Result<&'static dyn Pairing, Declined> {
+    entry(id).and_then(Entry::pairing).ok_or_else(|| {
+        Declined::new(DeclineCode::PairingNotSupported, format!("The gate has no buyer piece for the pairing {id}."))
+    })
+}
+
+/// The ids this build implements, in registry order.
+pub fn built_ids() -> Vec<&'static str> {
+    REGISTRY.iter().filter(|e| e.pairing().is_some()).map(|e| e.id).collect()
+}
+
+/// The x402 pairings this build implements, in the order the agreement exchange tries them.
+pub fn x402_pairings() -> impl Iterator<Item = &'static dyn Pairing> {
+    REGISTRY.iter().filter(|e| e.protocol == Protocol::X402).filter_map(Entry::pairing)
+}

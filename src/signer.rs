@@ -1,0 +1,230 @@
+//! The signer seam: what the wallet is asked to sign, and what it answers.
+
+use std::fmt;
+use std::future::Future;
+use std::pin::Pin;
+
+use indexmap::IndexMap;
+use serde::{Deserialize, Serialize};
+use serde_json::{Map, Value};
+
+/// A boxed, sendable future: the form the two seams ([`Signer`] and [`Fetch`](crate::Fetch)) return, so that both
+/// can be used as trait objects.
+pub type BoxFuture<'a, T> = Pin<Box<dyn Future<Output = T> + Send + 'a>>;
+
+/// One field of an EIP-712 struct type.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct TypedField {
+    /// The member name.
+    pub name: String,
+    /// The Solidity type, e.g. `uint256`.
+    #[serde(rename = "type")]
+    pub ty: String,
+}
+
+impl TypedField {
+    /// A field.
+    pub fn new(name: &str, ty: &str) -> Self {
+        Self { name: name.to_owned(), ty: ty.to_owned() }
+    }
+}
+
+/// EIP-712 typed data in the `eth_signTypedData_v4` JSON form a wallet takes: uint256 values as decimal strings
+/// (a JSON number would lose precision past 2^53 in many wallets), addresses and byte strings as `0x` hex.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct TypedData {
+    /// The domain.
+    pub domain: Map<String, Value>,
+    /// The struct types, `EIP712Domain` first.
+    pub types: IndexMap<String, Vec<TypedField>>,
+    /// The primary type's name.
+    #[serde(rename = "primaryType")]
+    pub primary_type: String,
+    /// The message.
+    pub message: Map<String, Value>,
+}
+
+#[cfg(feature = "evm")]
+impl TypedData {
+    /// The EIP-712 signing hash `keccak256(0x1901 ‖ domainSeparator ‖ hashStruct(message))`, computed by
+    /// `alloy-dyn-abi` from this JSON; `None` when the JSON does not describe typed data alloy can hash.
+    pub fn signing_hash(&self) -> Option<alloy_primitives::B256> {
+        let value = serde_json::to_value(self).ok()?;
+        let typed: alloy_dyn_abi::TypedData = serde_json::from_value(value).ok()?;
+        typed.eip712_signing_hash().ok()
+    }
+}
+
+/// The members of a signing request other than its kind, for the kinds whose typed form is not built yet.
+pub type Fields = Map<String, Value>;
+
+/// What the signer is handed: one variant per request kind. It serialises to the reference's JSON form,
+/// `{"kind": "...", ...}`, with byte strings as `0x` lower-case hex.
+///
+/// The kinds whose pairings are built carry typed payloads; the others carry their members as a JSON object until
+/// their family lands.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(tag = "kind", rename_all = "kebab-case")]
+#[non_exhaustive]
+#[allow(missing_docs)]
+pub enum SigningRequest {
+    /// EIP-712 typed data (EIP-3009, Permit2, vouchers): answer a 65-byte signature as `0x` hex.
+    Eip712 {
+        /// The typed data to sign.
+        #[serde(rename = "typedData")]
+        typed_data: TypedData,
+    },
+    /// An ERC-7710 delegation for the option: answer `{delegationManager, permissionContext, delegator}`.
+    Erc7710(Fields),
+    /// Several requests signed in order: answer a list of the answers, same length and order.
+    Batch {
+        /// The requests, in order.
+        requests: Vec<Self>,
+    },
+    EvmCall(Fields),
+    EvmCalls(Fields),
+    GatewayBurnIntent(Fields),
+    TempoCall(Fields),
+    TempoCalls(Fields),
+    TempoKeyAuthorization(Fields),
+    SolanaMessage(Fields),
+    SolanaSessionOpen(Fields),
+    #[serde(rename = "ed25519-raw")]
+    Ed25519Raw(Fields),
+    StellarAuth(Fields),
+    XrplTx(Fields),
+    XrplSessionOpen(Fields),
+    XrplClaim(Fields),
+    HederaBody(Fields),
+    HederaExecutor(Fields),
+    HederaSessionOpen(Fields),
+    AlgorandTxn(Fields),
+    AptosTransaction(Fields),
+    SuiTransaction(Fields),
+    CardanoTransaction(Fields),
+    NearDelegate(Fields),
+    #[serde(rename = "starknet-snip12")]
+    StarknetSnip12(Fields),
+    SubstrateCall(Fields),
+    TronTxid(Fields),
+    #[serde(rename = "ton-w5")]
+    TonW5(Fields),
+    #[serde(rename = "casper-eip712")]
+    CasperEip712(Fields),
+    CcdTransfer(Fields),
+    StacksContractCall(Fields),
+    #[serde(rename = "bolt11-pay")]
+    Bolt11Pay(Fields),
+    TapField(Fields),
+    ViCheckoutMandate(Fields),
+    #[serde(rename = "ap2-checkout-mandate")]
+    Ap2CheckoutMandate(Fields),
+    UcpCheckout(Fields),
+    AcpAllowance(Fields),
+}
+
+impl SigningRequest {
+    /// The request's kind as the reference writes it, e.g. `eip712`.
+    pub fn kind(&self) -> String {
+        serde_json::to_value(self)
+            .ok()
+            .and_then(|v| v.get("kind").and_then(Value::as_str).map(str::to_owned))
+            .unwrap_or_default()
+    }
+
+    /// The request as JSON.
+    pub fn to_json(&self) -> Value {
+        serde_json::to_value(self).unwrap_or(Value::Null)
+    }
+
+    /// Whether the request tells the signer to broadcast what it signs (the signer then moves money itself).
+    pub fn broadcasts(&self) -> bool {
+        self.to_json().get("broadcast") == Some(&Value::Bool(true))
+    }
+}
+
+/// A signer's answer, as JSON: a signature string for most kinds, an object for kinds answered with several values,
+/// a list for a `batch`. Byte strings are `0x` hex unless the kind names another form.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(transparent)]
+pub struct Signature(Value);
+
+impl Signature {
+    /// The answer with this JSON.
+    pub fn new(value: Value) -> Self {
+        Self(value)
+    }
+
+    /// The answer's JSON.
+    pub fn as_json(&self) -> &Value {
+        &self.0
+    }
+
+    /// The answer as a string, when it is one.
+    pub fn as_str(&self) -> Option<&str> {
+        self.0.as_str()
+    }
+
+    /// The answer's JSON, owned.
+    pub fn into_json(self) -> Value {
+        self.0
+    }
+}
+
+impl From<Value> for Signature {
+    fn from(value: Value) -> Self {
+        Self(value)
+    }
+}
+
+impl From<String> for Signature {
+    fn from(value: String) -> Self {
+        Self(Value::String(value))
+    }
+}
+
+impl From<&str> for Signature {
+    fn from(value: &str) -> Self {
+        Self(Value::String(value.to_owned()))
+    }
+}
+
+/// The signer did not sign. The gate turns any such error into `signer-failed`; the message is the signer's own.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error("{0}")]
+pub struct SignerError(String);
+
+impl SignerError {
+    /// An error with this message.
+    pub fn new(message: impl fmt::Display) -> Self {
+        Self(message.to_string())
+    }
+}
+
+/// The wallet: a CAIP-10 account and a way to sign a [`SigningRequest`]. `sign` must sign exactly the request and
+/// change nothing; the gate never calls it before the ATR bytes have been compared.
+pub trait Signer: Send + Sync {
+    /// The CAIP-10 account, e.g. `eip155:84532:0xf39F…2266`: it selects the option and is usually the payer.
+    fn account(&self) -> &str;
+
+    /// Signs the request.
+    fn sign<'a>(&'a self, request: &'a SigningRequest) -> BoxFuture<'a, Result<Signature, SignerError>>;
+}
+
+impl<S: Signer + ?Sized> Signer for std::sync::Arc<S> {
+    fn account(&self) -> &str {
+        (**self).account()
+    }
+    fn sign<'a>(&'a self, request: &'a SigningRequest) -> BoxFuture<'a, Result<Signature, SignerError>> {
+        (**self).sign(request)
+    }
+}
+
+impl<S: Signer + ?Sized> Signer for &S {
+    fn account(&self) -> &str {
+        (**self).account()
+    }
+    fn sign<'a>(&'a self, request: &'a SigningRequest) -> BoxFuture<'a, Result<Signature, SignerError>> {
+        (**self).sign(request)
+    }
+}

@@ -1,0 +1,298 @@
+//! `x402/exact/eip155/eip3009`: H is the nonce of an EIP-3009 `TransferWithAuthorization`, so the token contract
+//! itself records it (the `AuthorizationUsed` event) when the payment settles.
+
+use alloy_primitives::{Address, B256, U256};
+use alloy_sol_types::{Eip712Domain, SolStruct, sol};
+use serde_json::{Map, Value, json};
+
+use super::{chain_id_of, is_address, uint256_of};
+use crate::account::evm_account;
+use crate::codec::is_hex;
+use crate::hash::AtrHash;
+use crate::json::safe_int;
+use crate::pairing::{Advertised, ChooseContext, Chosen, Completion, Pairing, Unsigned};
+use crate::refusal::Refusal;
+use crate::signer::{Signature, SigningRequest, TypedData, TypedField};
+use crate::x402::{
+    Served, accepted_by, amount_of, check_chosen, first_on_network, payment_with, read_with, served_if,
+    timeout_seconds, with_payment_identifier,
+};
+
+/// The pairing id.
+pub const ID: &str = "x402/exact/eip155/eip3009";
+/// The pairing.
+pub static PAIRING: Eip3009 = Eip3009;
+
+const MIN_SIGNATURE_BYTES: usize = 65;
+const MAX_SIGNATURE_BYTES: usize = 8192;
+
+sol! {
+    /// EIP-3009's authorization, as USDC and every EIP-3009 token define it.
+    #[allow(missing_docs)]
+    struct TransferWithAuthorization {
+        address from;
+        address to;
+        uint256 value;
+        uint256 validAfter;
+        uint256 validBefore;
+        bytes32 nonce;
+    }
+}
+
+/// Whether the option is this pairing's: scheme `exact`, an EIP-155 network, EIP-3009 (or no method named) and a
+/// known payment flow.
+fn pairs(option: &Map<String, Value>) -> bool {
+    if option.get("scheme").and_then(Value::as_str) != Some("exact")
+        || chain_id_of(option.get("network").unwrap_or(&Value::Null)).is_none()
+    {
+        return false;
+    }
+    let extra = match option.get("extra") {
+        None => return true,
+        Some(Value::Object(extra)) => extra,
+        Some(_) => return false,
+    };
+    if extra.get("assetTransferMethod").is_some_and(|m| m != "eip3009") {
+        return false;
+    }
+    !extra.get("paymentFlow").is_some_and(|f| f != "authorization" && f != "upfront")
+}
+
+/// Whether build can turn the option into typed data: the token's EIP-712 name and version, the asset and payee
+/// addresses, a positive amount below 2^256 and a time bound.
+fn payable(option: &Map<String, Value>) -> bool {
+    let Some(extra) = option.get("extra").and_then(Value::as_object) else { return false };
+    let non_empty = |k: &str| extra.get(k).and_then(Value::as_str).is_some_and(|s| !s.is_empty());
+    let member = |k: &str| option.get(k).unwrap_or(&Value::Null);
+    non_empty("name")
+        && non_empty("version")
+        && is_address(member("asset"))
+        && is_address(member("payTo"))
+        && amount_of(member("amount")).is_some()
+        && uint256_of(member("amount")).is_some()
+        && timeout_seconds(member("maxTimeoutSeconds")).is_some()
+}
+
+fn filter(option: &Map<String, Value>) -> Served {
+    served_if(pairs(option), || payable(option))
+}
+
+/// The pairing `x402/exact/eip155/eip3009`.
+#[derive(Debug, Clone, Copy, Default)]
+pub struct Eip3009;
+
+impl Pairing for Eip3009 {
+    fn id(&self) -> &'static str {
+        ID
+    }
+
+    fn public_proof(&self) -> bool {
+        true
+    }
+
+    fn read(&self, doc: &Value) -> Result<Advertised, Refusal> {
+        read_with(doc, filter)
+    }
+
+    fn choose(&self, read: &Advertised, ctx: &ChooseContext<'_>) -> Result<Chosen, Refusal> {
+        let (network, from) = evm_account(ctx.account).ok_or(Refusal::fixed("x402/no-payable-option"))?;
+        let (required, accepted) = first_on_network(read, &network)?;
+        let mut choice = Map::new();
+        choice.insert("required".into(), required.clone());
+        choice.insert("accepted".into(), accepted.clone());
+        choice.insert("from".into(), Value::String(from));
+        choice.insert("now".into(), Value::from(ctx.now));
+        Ok(Chosen { pairing: ID.into(), choice, reference: ctx.reference.into(), agreement: None })
+    }
+
+    fn build(&self, chosen: &Chosen, _atr: &[u8], h: &AtrHash) -> Result<Box<dyn Unsigned>, Refusal> {
+        Ok(Box::new(build(&chosen.choice, h)?))
+    }
+
+    fn bound(&self, presented: &Value, _landed: Option<&Value>) -> Result<AtrHash, Refusal> {
+        bound(presented)
+    }
+}
+
+/// The unsigned EIP-3009 payment.
+#[derive(Debug, Clone)]
+pub struct Authorization {
+    typed_data: TypedData,
+    required: Map<String, Value>,
+    accepted: Map<String, Value>,
+    authorization: Map<String, Value>,
+}
+
+impl Authorization {
+    /// The typed data the payer signs.
+    pub fn typed_data(&self) -> &TypedData {
+        &self.typed_data
+    }
+}
+
+/// Builds the `TransferWithAuthorization` whose nonce is H from a choice `{required, accepted, from, now}`:
+/// validAfter 0, validBefore now + maxTimeoutSeconds.
+pub fn build(choice: &Map<String, Value>, h: &AtrHash) -> Result<Authorization, Refusal> {
+    let malformed = || Refusal::fixed("x402/option-malformed");
+    let payer = choice.get("from").filter(|f| is_address(f)).and_then(Value::as_str).ok_or_else(malformed)?;
+    let now = choice.get("now").and_then(safe_int).and_then(|n| u64::try_from(n).ok()).ok_or_else(malformed)?;
+    let (required, accepted) = check_chosen(choice.get("required"), choice.get("accepted"), filter)?;
+    let text = |k: &str| accepted.get(k).and_then(Value::as_str).unwrap_or_default();
+    let extra = accepted.get("extra").and_then(Value::as_object).ok_or_else(malformed)?;
+    let extra_text = |k: &str| extra.get(k).and_then(Value::as_str).unwrap_or_default();
+    let chain_id = accepted.get("network").and_then(chain_id_of).ok_or_else(malformed)?;
+    let value = accepted.get("amount").and_then(uint256_of).ok_or_else(malformed)?;
+    let timeout = accepted.get("maxTimeoutSeconds").and_then(timeout_seconds).ok_or_else(malformed)?;
+    let valid_before = now.checked_add(timeout).ok_or_else(malformed)?.to_string();
+    let nonce = h.to_hex();
+
+    let field = TypedField::new;
+    let mut types = indexmap::IndexMap::new();
+    types.insert(
+        "EIP712Domain".to_owned(),
+        vec![
+            field("name", "string"),
+            field("version", "string"),
+            field("chainId", "uint256"),
+            field("verifyingContract", "address"),
+        ],
+    );
+    types.insert(
+        "TransferWithAuthorization".to_owned(),
+        vec![
+            field("from", "address"),
+            field("to", "address"),
+            field("value", "uint256"),
+            field("validAfter", "uint256"),
+            field("validBefore", "uint256"),
+            field("nonce", "bytes32"),
+        ],
+    );
+    let domain = json!({
+        "name": extra_text("name"),
+        "version": extra_text("version"),
+        "chainId": chain_id,
+        "verifyingContract": text("asset"),
+    });
+    let message = json!({
+        "from": payer,
+        "to": text("payTo"),
+        "value": value.to_string(),
+        "validAfter": "0",
+        "validBefore": valid_before,
+        "nonce": nonce,
+    });
+    let authorization = json!({
+        "from": payer,
+        "to": text("payTo"),
+        "value": text("amount"),
+        "validAfter": "0",
+        "validBefore": valid_before,
+        "nonce": nonce,
+    });
+    let object = |v: Value| match v {
+        Value::Object(m) => m,
+        _ => Map::new(),
+    };
+    Ok(Authorization {
+        typed_data: TypedData {
+            domain: object(domain),
+            types,
+            primary_type: "TransferWithAuthorization".into(),
+            message: object(message),
+        },
+        required: required.clone(),
+        accepted: accepted.clone(),
+        authorization: object(authorization),
+    })
+}
+
+impl Unsigned for Authorization {
+    fn request(&self) -> Result<Option<SigningRequest>, Refusal> {
+        Ok(Some(SigningRequest::Eip712 { typed_data: self.typed_data.clone() }))
+    }
+
+    fn complete(&self, answers: &[Signature], chosen: &Chosen) -> Result<Completion, Refusal> {
+        let malformed = || Refusal::fixed("x402/signature-malformed");
+        let [answer] = answers else { return Err(malformed()) };
+        let signature = answer.as_str().filter(|s| is_hex(s)).ok_or_else(malformed)?;
+        let size = (signature.len() - 2) / 2;
+        if !(MIN_SIGNATURE_BYTES..=MAX_SIGNATURE_BYTES).contains(&size) {
+            return Err(malformed());
+        }
+        let payload = json!({ "signature": signature, "authorization": self.authorization });
+        let payment = payment_with(&self.required, &self.accepted, payload);
+        Ok(Completion::Payment { payment: with_payment_identifier(payment, chosen)?, landed: None })
+    }
+}
+
+/// Reads H back: the authorization's nonce, from a payment whose `accepted` the pairing's filter serves. The
+/// signature's form is checked; it is not verified here.
+pub fn bound(presented: &Value) -> Result<AtrHash, Refusal> {
+    let payload_malformed = || Refusal::fixed("x402/payload-malformed");
+    let Some(p) = presented.as_object().filter(|p| p.get("x402Version").and_then(safe_int) == Some(2)) else {
+        return Err(Refusal::fixed("x402/not-v2"));
+    };
+    if p.contains_key("refused") {
+        return Err(payload_malformed());
+    }
+    accepted_by(p.get("accepted"), filter)?;
+    let payload = p.get("payload").and_then(Value::as_object).ok_or_else(payload_malformed)?;
+    let authorization = payload.get("authorization").and_then(Value::as_object).ok_or_else(payload_malformed)?;
+    for member in ["from", "to", "value", "validAfter", "validBefore", "nonce"] {
+        if !authorization.get(member).is_some_and(Value::is_string) {
+            return Err(payload_malformed());
+        }
+    }
+    let signature_ok = payload
+        .get("signature")
+        .and_then(Value::as_str)
+        .filter(|s| is_hex(s))
+        .is_some_and(|s| (1..=MAX_SIGNATURE_BYTES).contains(&((s.len() - 2) / 2)));
+    if !signature_ok {
+        return Err(Refusal::fixed("x402/signature-malformed"));
+    }
+    authorization.get("nonce").and_then(Value::as_str).and_then(AtrHash::parse).ok_or_else(payload_malformed)
+}
+
+/// The EIP-712 values of an authorization, computed from the static struct definition (not from the JSON types).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Eip712Parts {
+    /// keccak256 of the encoded type.
+    pub type_hash: B256,
+    /// The domain separator.
+    pub domain_separator: B256,
+    /// hashStruct(message).
+    pub struct_hash: B256,
+    /// The signing hash.
+    pub digest: B256,
+}
+
+/// The EIP-712 parts of an authorization's typed data, from `sol!`'s static `TransferWithAuthorization`.
+pub fn eip712_parts(typed: &TypedData) -> Option<Eip712Parts> {
+    let d = &typed.domain;
+    let m = &typed.message;
+    let addr = |v: Option<&Value>| v.and_then(Value::as_str).and_then(|s| s.parse::<Address>().ok());
+    let uint = |v: Option<&Value>| v.and_then(Value::as_str).and_then(|s| U256::from_str_radix(s, 10).ok());
+    let domain = Eip712Domain::new(
+        Some(d.get("name")?.as_str()?.to_owned().into()),
+        Some(d.get("version")?.as_str()?.to_owned().into()),
+        Some(U256::from(d.get("chainId")?.as_u64()?)),
+        Some(addr(d.get("verifyingContract"))?),
+        None,
+    );
+    let message = TransferWithAuthorization {
+        from: addr(m.get("from"))?,
+        to: addr(m.get("to"))?,
+        value: uint(m.get("value"))?,
+        validAfter: uint(m.get("validAfter"))?,
+        validBefore: uint(m.get("validBefore"))?,
+        nonce: m.get("nonce")?.as_str()?.parse::<B256>().ok()?,
+    };
+    Some(Eip712Parts {
+        type_hash: message.eip712_type_hash(),
+        domain_separator: domain.separator(),
+        struct_hash: message.eip712_hash_struct(),
+        digest: message.eip712_signing_hash(&domain),
+    })
+}

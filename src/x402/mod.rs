@@ -1,0 +1,298 @@
+//! What every x402 pairing shares: reading the v2 `PAYMENT-REQUIRED` document and its legal context, the options a
+//! pairing's filter serves, checking the chosen option is one the document offers, the payment for it, and the
+//! payment-identifier extension.
+
+#[cfg(feature = "evm")]
+pub mod eip155;
+
+use serde_json::{Map, Value};
+
+use crate::codec::b64_decode;
+use crate::hash::AtrHash;
+use crate::json::{Object, is_offered, js_length, safe_int};
+use crate::link::{MAX_LINK_CHARS, is_agreement_url, is_https_link, is_other_scheme_link, link_fault};
+use crate::pairing::{Advertised, Chosen, Offer};
+use crate::refusal::Refusal;
+
+/// The extension that carries H and the link.
+pub const LEGAL_CONTEXT: &str = "legalContext";
+/// The most `accepts` entries a document may hold.
+pub const MAX_OPTIONS: usize = 32;
+/// The longest `PAYMENT-REQUIRED` header the gate decodes, in characters.
+pub const MAX_HEADER_CHARS: usize = 65_536;
+/// The idempotency extension the client writes its payment id into.
+pub const PAYMENT_IDENTIFIER: &str = "payment-identifier";
+
+const AGREEMENT_URL: &str = "legalContextAgreementUrl";
+const AGREEMENT_URL_SNAKE: &str = "legal_context_agreement_url";
+
+/// What a pairing's option filter says of one `accepts` entry.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Served {
+    /// The pairing serves it.
+    Yes,
+    /// It is the pairing's, but cannot be paid: the reason.
+    Refused(Refusal),
+    /// It is another pairing's.
+    NotMine,
+}
+
+/// A pairing's option filter.
+pub type Filter = fn(&Map<String, Value>) -> Served;
+
+/// The filter for the options `pairs` accepts: those `payable` also accepts are served, the rest refused
+/// `x402/option-malformed`.
+pub fn served_if(pairs: bool, payable: impl FnOnce() -> bool) -> Served {
+    if !pairs {
+        Served::NotMine
+    } else if payable() {
+        Served::Yes
+    } else {
+        Served::Refused(Refusal::fixed("x402/option-malformed"))
+    }
+}
+
+/// An option's `maxTimeoutSeconds` when it is a safe integer above zero (`60.0` is 60); `None` otherwise.
+pub fn timeout_seconds(value: &Value) -> Option<u64> {
+    safe_int(value).and_then(|s| u64::try_from(s).ok()).filter(|s| *s > 0)
+}
+
+/// An option's `amount` when it is the canonical decimal of a positive integer: digits only, no leading zero.
+pub fn amount_of(value: &Value) -> Option<&str> {
+    let s = value.as_str()?;
+    let b = s.as_bytes();
+    (matches!(b.first(), Some(b'1'..=b'9')) && b.iter().all(u8::is_ascii_digit)).then_some(s)
+}
+
+/// Whether the document is an object with `x402Version` 2.
+pub fn is_v2(doc: &Value) -> bool {
+    doc.as_object().and_then(|d| d.get("x402Version")).and_then(safe_int) == Some(2)
+}
+
+/// A member read the way the reference reads it: JSON `null` counts as absent.
+fn present<'a>(map: &'a Map<String, Value>, key: &str) -> Option<&'a Value> {
+    map.get(key).filter(|v| !v.is_null())
+}
+
+/// The one link a legal context names, in either spelling; `Err` when both are present and differ.
+fn either_spelling<'a>(info: &'a Map<String, Value>, camel: &str, snake: &str) -> Result<Option<&'a Value>, ()> {
+    if info.contains_key(camel) && info.contains_key(snake) && info.get(camel) != info.get(snake) {
+        return Err(());
+    }
+    Ok(present(info, camel).or_else(|| present(info, snake)))
+}
+
+/// H and the link of a legal context's `info`: type `sha256`, a 32-byte hash and an https link in either spelling.
+pub fn legal_context_info(info: &Value) -> Option<(AtrHash, String)> {
+    let info = info.as_object()?;
+    if info.get("type").and_then(Value::as_str) != Some("sha256") {
+        return None;
+    }
+    let h = AtrHash::parse(info.get("value")?.as_str()?)?;
+    let link = either_spelling(info, "legalContextUrl", "legal_context_url").ok()??.as_str()?;
+    is_https_link(link).then(|| (h, link.to_owned()))
+}
+
+/// Whether `info` would decode but for its one link being a link of another scheme.
+fn hash_with_non_https_link(info: &Value) -> bool {
+    let Some(info) = info.as_object() else { return false };
+    if info.get("type").and_then(Value::as_str) != Some("sha256")
+        || info.get("value").and_then(Value::as_str).and_then(AtrHash::parse).is_none()
+    {
+        return false;
+    }
+    matches!(
+        either_spelling(info, "legalContextUrl", "legal_context_url"),
+        Ok(Some(Value::String(link))) if is_other_scheme_link(link)
+    )
+}
+
+/// The hash and link in a document's `extensions.legalContext`.
+pub fn legal_context_of(extensions: Option<&Value>) -> Result<(AtrHash, String), Refusal> {
+    let Some(lc) = extensions.and_then(Value::as_object).and_then(|e| e.get(LEGAL_CONTEXT)) else {
+        return Err(Refusal::fixed("x402/no-legal-context"));
+    };
+    let info = lc.as_object().and_then(|l| l.get("info")).unwrap_or(&Value::Null);
+    let Some((h, link)) = legal_context_info(info) else {
+        return Err(Refusal::fixed(if hash_with_non_https_link(info) {
+            "x402/link-not-https"
+        } else {
+            "x402/legal-context-malformed"
+        }));
+    };
+    if js_length(&link) > MAX_LINK_CHARS {
+        return Err(Refusal::fixed("x402/legal-context-malformed"));
+    }
+    Ok((h, link))
+}
+
+/// The agreement URL a legal context's `info` names: `Ok(None)` when it names none; `Err(fault)` when the two
+/// spellings differ or the value is not an agreement URL.
+pub fn agreement_in(info: Option<&Value>) -> Result<Option<String>, &'static str> {
+    let Some(info) = info.and_then(Value::as_object) else { return Ok(None) };
+    if !info.contains_key(AGREEMENT_URL) && !info.contains_key(AGREEMENT_URL_SNAKE) {
+        return Ok(None);
+    }
+    let url = either_spelling(info, AGREEMENT_URL, AGREEMENT_URL_SNAKE).map_err(|()| "legal-context-malformed")?;
+    match url.and_then(Value::as_str) {
+        Some(u) if is_agreement_url(u) => Ok(Some(u.to_owned())),
+        Some(u) => Err(link_fault(u)),
+        None => Err("legal-context-malformed"),
+    }
+}
+
+/// The read every x402 pairing shares: H, the link, the agreement URL when the legal context names one, and the
+/// options the filter serves, in document order.
+pub fn read_with(doc: &Value, filter: Filter) -> Result<Advertised, Refusal> {
+    let Some(map) = doc.as_object().filter(|_| is_v2(doc)) else {
+        return Err(Refusal::fixed("x402/not-v2"));
+    };
+    let accepts = match map.get("accepts") {
+        Some(Value::Array(a)) if a.len() <= MAX_OPTIONS => a,
+        _ => return Err(Refusal::fixed("x402/option-malformed")),
+    };
+    let extensions = map.get("extensions");
+    let (h, link) = legal_context_of(extensions)?;
+    let info = extensions
+        .and_then(Value::as_object)
+        .and_then(|e| e.get(LEGAL_CONTEXT))
+        .and_then(Value::as_object)
+        .and_then(|lc| lc.get("info"));
+    let agreement = agreement_in(info).map_err(|fault| Refusal::new(format!("x402/{fault}")))?;
+    let options: Vec<Value> =
+        accepts.iter().filter(|o| o.as_object().is_some_and(|m| filter(m) == Served::Yes)).cloned().collect();
+    if options.is_empty() {
+        return Err(Refusal::fixed("x402/no-payable-option"));
+    }
+    Ok(Advertised { h, link, offer: Offer::X402 { required: doc.clone(), options }, agreement })
+}
+
+/// The checks a build makes on the buyer's choice before anything pairing-specific: the document is x402 v2 with at
+/// most 32 options, the chosen option is one it offers (structurally or by RFC 8785 form), and the filter serves it.
+pub fn check_chosen<'a>(
+    required: Option<&'a Value>,
+    accepted: Option<&'a Value>,
+    filter: Filter,
+) -> Result<(&'a Object, &'a Object), Refusal> {
+    let Some(req) = required.filter(|r| is_v2(r)).and_then(Value::as_object) else {
+        return Err(Refusal::fixed("x402/not-v2"));
+    };
+    let accepts = match req.get("accepts") {
+        Some(Value::Array(a)) if a.len() <= MAX_OPTIONS => a,
+        _ => return Err(Refusal::fixed("x402/option-malformed")),
+    };
+    let accepted = accepted.unwrap_or(&Value::Null);
+    if !is_offered(accepts, accepted) {
+        return Err(Refusal::fixed("x402/option-not-in-document"));
+    }
+    let Some(acc) = accepted.as_object() else {
+        return Err(Refusal::fixed("x402/option-not-this-pairing"));
+    };
+    match filter(acc) {
+        Served::Yes => Ok((req, acc)),
+        Served::Refused(r) => Err(r),
+        Served::NotMine => Err(Refusal::fixed("x402/option-not-this-pairing")),
+    }
+}
+
+/// A presented payment's `accepted`, held to the filter the pairing's read applies, so bound reads no payment for an
+/// option its own read would not offer.
+pub fn accepted_by(accepted: Option<&Value>, filter: Filter) -> Result<&Map<String, Value>, Refusal> {
+    let Some(acc) = accepted.and_then(Value::as_object) else {
+        return Err(Refusal::fixed("x402/payload-malformed"));
+    };
+    match filter(acc) {
+        Served::Yes => Ok(acc),
+        Served::Refused(r) => Err(r),
+        Served::NotMine => Err(Refusal::fixed("x402/option-not-this-pairing")),
+    }
+}
+
+/// The payment for the chosen option: the challenge's `resource` and `extensions` echoed unchanged (omitted when
+/// absent), `accepted` echoed exactly as the document wrote it.
+pub fn payment_with(required: &Map<String, Value>, accepted: &Map<String, Value>, payload: Value) -> Value {
+    let mut payment = Map::new();
+    payment.insert("x402Version".into(), Value::from(2));
+    if let Some(resource) = required.get("resource") {
+        payment.insert("resource".into(), resource.clone());
+    }
+    payment.insert("accepted".into(), Value::Object(accepted.clone()));
+    payment.insert("payload".into(), payload);
+    if let Some(extensions) = required.get("extensions") {
+        payment.insert("extensions".into(), extensions.clone());
+    }
+    Value::Object(payment)
+}
+
+/// The completed payment with `id = chosen.ref` added to the echoed payment-identifier `info`, where the challenge
+/// advertises that extension. The client may add to an extension's info but never overwrite it, so an info that is
+/// not an object or already holds an id makes the payment unwritable.
+pub fn with_payment_identifier(signed: Value, chosen: &Chosen) -> Result<Value, Refusal> {
+    let required = chosen.choice.get("required").unwrap_or(&Value::Null);
+    with_payment_identifier_of(signed, required, &chosen.reference)
+}
+
+/// [`with_payment_identifier`] for the challenge `required` and the id `reference`.
+pub fn with_payment_identifier_of(mut signed: Value, required: &Value, reference: &str) -> Result<Value, Refusal> {
+    let advertised = required.get("extensions").and_then(Value::as_object);
+    if !advertised.is_some_and(|a| a.contains_key(PAYMENT_IDENTIFIER)) {
+        return Ok(signed);
+    }
+    let unwritable = || Refusal::fixed("x402/payment-identifier-unwritable");
+    let info = signed
+        .get_mut("extensions")
+        .and_then(Value::as_object_mut)
+        .and_then(|e| e.get_mut(PAYMENT_IDENTIFIER))
+        .and_then(Value::as_object_mut)
+        .and_then(|ext| ext.get_mut("info"))
+        .and_then(Value::as_object_mut)
+        .ok_or_else(unwritable)?;
+    if info.contains_key("id") {
+        return Err(unwritable());
+    }
+    info.insert("id".into(), Value::String(reference.to_owned()));
+    Ok(signed)
+}
+
+/// The first option, in document order, on the account's network. The buyer chooses among options by removing the
+/// others from `accepts` first.
+pub fn first_on_network<'a>(read: &'a Advertised, network: &str) -> Result<(&'a Value, &'a Value), Refusal> {
+    let Offer::X402 { required, options } = &read.offer else {
+        return Err(Refusal::fixed("x402/no-payable-option"));
+    };
+    options
+        .iter()
+        .find(|o| o.get("network").and_then(Value::as_str) == Some(network))
+        .map(|o| (required, o))
+        .ok_or(Refusal::fixed("x402/no-payable-option"))
+}
+
+/// Why a `PAYMENT-REQUIRED` header could not be read.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, thiserror::Error)]
+#[non_exhaustive]
+pub enum HeaderError {
+    /// Longer than [`MAX_HEADER_CHARS`].
+    #[error("the header is longer than 65536 characters")]
+    TooLong,
+    /// Not canonical padded standard base64.
+    #[error("the header is not canonical padded standard base64")]
+    NotBase64,
+    /// Not UTF-8 JSON nested at most 64 deep.
+    #[error("the header is not UTF-8 JSON within 64 levels")]
+    NotJson,
+    /// JSON, but not an object.
+    #[error("the header is not a JSON object")]
+    NotObject,
+}
+
+/// Decodes a `PAYMENT-REQUIRED` header: padded standard base64 in canonical form, of UTF-8 JSON text nested at
+/// most 64 deep, holding an object. A leading byte-order mark is kept as a character, so the JSON does not parse.
+pub fn decode_payment_required(header: &str) -> Result<Value, HeaderError> {
+    if header.chars().count() > MAX_HEADER_CHARS {
+        return Err(HeaderError::TooLong);
+    }
+    let bytes = b64_decode(header).ok_or(HeaderError::NotBase64)?;
+    let text = String::from_utf8(bytes).map_err(|_| HeaderError::NotJson)?;
+    let value = crate::json::parse(&text).ok_or(HeaderError::NotJson)?;
+    if value.is_object() { Ok(value) } else { Err(HeaderError::NotObject) }
+}

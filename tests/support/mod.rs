@@ -1,0 +1,252 @@
+//! Test doubles shared by the integration tests: a scripted in-memory fetch that counts and records what it is
+//! asked, a signer that counts and records what it signs, and the vector files.
+#![allow(dead_code, unreachable_pub, missing_docs, clippy::unwrap_used, clippy::expect_used, clippy::indexing_slicing)]
+
+use std::collections::{HashMap, VecDeque};
+use std::pin::Pin;
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::{Arc, Mutex};
+use std::task::{Context, Poll};
+
+use bytes::Bytes;
+use futures_core::Stream;
+use serde_json::Value;
+use terms::fetch::{Body, Fetch, FetchError, Request, Response};
+use terms::local::LocalSigner;
+use terms::signer::BoxFuture;
+use terms::{Signature, Signer, SignerError, SigningRequest};
+
+/// A vector file from `tests/vectors/`.
+pub fn vectors(name: &str) -> Value {
+    let path = format!("{}/tests/vectors/{name}", env!("CARGO_MANIFEST_DIR"));
+    serde_json::from_str(&std::fs::read_to_string(&path).expect("vector file")).expect("vector JSON")
+}
+
+pub fn hex(text: &str) -> Vec<u8> {
+    hex::decode(text).expect("hex")
+}
+
+/// One scripted answer.
+#[derive(Clone, Debug)]
+pub enum Reply {
+    /// Status, headers and the body in chunks.
+    Answer { status: u16, headers: Vec<(String, String)>, chunks: Vec<Bytes> },
+    /// A transport error.
+    Reject,
+    /// No answer, ever.
+    Never,
+}
+
+impl Reply {
+    pub fn ok(body: impl Into<Bytes>) -> Self {
+        Self::Answer { status: 200, headers: vec![], chunks: vec![body.into()] }
+    }
+    pub fn status(status: u16) -> Self {
+        Self::Answer { status, headers: vec![], chunks: vec![] }
+    }
+    pub fn with_header(mut self, name: &str, value: &str) -> Self {
+        if let Self::Answer { headers, .. } = &mut self {
+            headers.push((name.to_owned(), value.to_owned()));
+        }
+        self
+    }
+    pub fn with_body(mut self, body: impl Into<Bytes>) -> Self {
+        if let Self::Answer { chunks, .. } = &mut self {
+            *chunks = vec![body.into()];
+        }
+        self
+    }
+    pub fn with_chunks(mut self, parts: Vec<Bytes>) -> Self {
+        if let Self::Answer { chunks, .. } = &mut self {
+            *chunks = parts;
+        }
+        self
+    }
+}
+
+/// A request the fetch was asked.
+#[derive(Clone, Debug)]
+pub struct Asked {
+    pub url: String,
+    pub headers: Vec<(String, String)>,
+}
+
+impl Asked {
+    pub fn header(&self, name: &str) -> Option<&str> {
+        self.headers.iter().find(|(n, _)| n.eq_ignore_ascii_case(name)).map(|(_, v)| v.as_str())
+    }
+}
+
+#[derive(Default)]
+struct Route {
+    replies: VecDeque<Reply>,
+    /// Repeat the last reply forever.
+    repeat_last: bool,
+}
+
+/// An in-memory fetch answering each URL from a script.
+#[derive(Clone, Default)]
+pub struct ScriptedFetch {
+    routes: Arc<Mutex<HashMap<String, Route>>>,
+    asked: Arc<Mutex<Vec<Asked>>>,
+    cancelled: Arc<AtomicUsize>,
+}
+
+impl ScriptedFetch {
+    pub fn new() -> Self {
+        Self::default()
+    }
+
+    /// Answers `url` with these replies in order, then fails.
+    pub fn script(self, url: &str, replies: Vec<Reply>) -> Self {
+        self.routes.lock().unwrap().insert(url.to_owned(), Route { replies: replies.into(), repeat_last: false });
+        self
+    }
+
+    /// Answers `url` with these replies in order, the last one forever.
+    pub fn script_repeating(self, url: &str, replies: Vec<Reply>) -> Self {
+        self.routes.lock().unwrap().insert(url.to_owned(), Route { replies: replies.into(), repeat_last: true });
+        self
+    }
+
+    pub fn asked(&self) -> Vec<Asked> {
+        self.asked.lock().unwrap().clone()
+    }
+
+    /// Requests to `url`.
+    pub fn asked_of(&self, url: &str) -> Vec<Asked> {
+        self.asked().into_iter().filter(|a| a.url == url).collect()
+    }
+
+    /// Requests to `url` that carried a payment.
+    pub fn paid_of(&self, url: &str) -> Vec<Asked> {
+        self.asked_of(url).into_iter().filter(|a| a.header("payment-signature").is_some()).collect()
+    }
+
+    /// Bodies dropped before they were read to the end.
+    pub fn cancelled_bodies(&self) -> usize {
+        self.cancelled.load(Ordering::SeqCst)
+    }
+}
+
+/// A body that notes being dropped before its end.
+struct Tracked {
+    chunks: VecDeque<Bytes>,
+    finished: bool,
+    cancelled: Arc<AtomicUsize>,
+}
+
+impl Stream for Tracked {
+    type Item = Result<Bytes, FetchError>;
+    fn poll_next(mut self: Pin<&mut Self>, _cx: &mut Context<'_>) -> Poll<Option<Self::Item>> {
+        match self.chunks.pop_front() {
+            Some(c) => Poll::Ready(Some(Ok(c))),
+            None => {
+                self.finished = true;
+                Poll::Ready(None)
+            }
+        }
+    }
+}
+
+impl Drop for Tracked {
+    fn drop(&mut self) {
+        if !self.finished {
+            self.cancelled.fetch_add(1, Ordering::SeqCst);
+        }
+    }
+}
+
+impl Fetch for ScriptedFetch {
+    fn get<'a>(&'a self, request: Request<'a>) -> BoxFuture<'a, Result<Response, FetchError>> {
+        self.asked.lock().unwrap().push(Asked {
+            url: request.url.to_owned(),
+            headers: request.headers.iter().map(|(n, v)| ((*n).to_owned(), (*v).to_owned())).collect(),
+        });
+        let reply = {
+            let mut routes = self.routes.lock().unwrap();
+            match routes.get_mut(request.url) {
+                Some(route) if route.repeat_last && route.replies.len() == 1 => route.replies.front().cloned(),
+                Some(route) => route.replies.pop_front(),
+                None => None,
+            }
+        };
+        let cancelled = self.cancelled.clone();
+        Box::pin(async move {
+            match reply {
+                None | Some(Reply::Reject) => Err(FetchError::new("no route")),
+                Some(Reply::Never) => std::future::pending().await,
+                Some(Reply::Answer { status, headers, chunks }) => Ok(Response::new(
+                    status,
+                    headers,
+                    Body::from_stream(Tracked { chunks: chunks.into(), finished: false, cancelled }),
+                )),
+            }
+        })
+    }
+}
+
+/// What the counting signer does when asked.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Mode {
+    Sign,
+    Reject,
+}
+
+/// A signer that records every request, signs with a local key (or refuses), and can be cloned to share its log.
+#[derive(Clone)]
+pub struct CountingSigner {
+    inner: Arc<LocalSigner>,
+    account: String,
+    mode: Mode,
+    calls: Arc<Mutex<Vec<SigningRequest>>>,
+    answers: Arc<Mutex<Vec<Value>>>,
+}
+
+impl CountingSigner {
+    pub fn new(key: &str, account: &str) -> Self {
+        let chain = account.split(':').nth(1).and_then(|c| c.parse().ok()).unwrap_or(1);
+        Self {
+            inner: Arc::new(LocalSigner::from_hex(key, chain).expect("key")),
+            account: account.to_owned(),
+            mode: Mode::Sign,
+            calls: Arc::default(),
+            answers: Arc::default(),
+        }
+    }
+    pub fn rejecting(mut self) -> Self {
+        self.mode = Mode::Reject;
+        self
+    }
+    pub fn calls(&self) -> Vec<SigningRequest> {
+        self.calls.lock().unwrap().clone()
+    }
+    pub fn answers(&self) -> Vec<Value> {
+        self.answers.lock().unwrap().clone()
+    }
+    pub fn count(&self) -> usize {
+        self.calls.lock().unwrap().len()
+    }
+}
+
+impl Signer for CountingSigner {
+    fn account(&self) -> &str {
+        &self.account
+    }
+    fn sign<'a>(&'a self, request: &'a SigningRequest) -> BoxFuture<'a, Result<Signature, SignerError>> {
+        self.calls.lock().unwrap().push(request.clone());
+        Box::pin(async move {
+            if self.mode == Mode::Reject {
+                return Err(SignerError::new("refused"));
+            }
+            let answer = self.inner.sign(request).await?;
+            self.answers.lock().unwrap().push(answer.as_json().clone());
+            Ok(answer)
+        })
+    }
+}
+
+/// A current-thread runtime with paused time, so every wait is instant and exact.
+pub fn paused() -> tokio::runtime::Runtime {
+    tokio::runtime::Builder::new_current_thread().enable_all().start_paused(true).build().expect("runtime")
+}
