@@ -66,7 +66,7 @@ async fn main() -> Result<(), Box<dyn std::error::Error>> {
         return Err("this pairing needs no agreement payment".into());
     };
     let signed = paid.signed.ok_or("the pairing had nothing to sign")?;
-    let nonce = signed["payload"]["authorization"]["nonce"].as_str().unwrap_or_default();
+    let nonce = signed.pointer("/payload/authorization/nonce").and_then(serde_json::Value::as_str).unwrap_or_default();
 
     println!("H:            {}", paid.h);
     println!("signed nonce: {nonce}");

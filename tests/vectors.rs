@@ -658,7 +658,7 @@ fn buyer_ba(name: &str, row: &Value) -> Outcome {
                 let declined = expect_decline(&ex.last, want)?;
                 if declined.code == DeclineCode::AgreementPending || ex.signer.count() > 0 {
                     ensure!(
-                        declined.moved.is_some() == !ex.fetch.paid_of(&url).is_empty(),
+                        declined.moved.is_some() != ex.fetch.paid_of(&url).is_empty(),
                         "moved: {:?}",
                         declined.moved
                     );
