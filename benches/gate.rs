@@ -11,7 +11,7 @@ use serde_json::{Value, json};
 use terms::fetch::{Body, Fetch, FetchError, Request, Response};
 use terms::local::LocalSigner;
 use terms::signer::BoxFuture;
-use terms::{FixedClock, Options, confirm, finish, transact};
+use terms::{FixedClock, Options, Signer, confirm, finish, transact};
 
 const ATR: &str = "7b2261747256657273696f6e223a2231222c226964223a2230663866616435622d643963622d343639662d613136352d373038363737323839353065222c2278343032223a7b227a223a312e302c2261223a226361665c7530306539227d2c2273656c6c6572223a7b226e6f7465223a22436166c3a920e280942033302064c3ad617320e29c93227d7d";
 const H: &str = "0x8b1e122580ae3f6a8c3d36a24294e1260a87bde70f597279b973e39310072938";
@@ -60,7 +60,7 @@ fn gate(c: &mut Criterion) {
     });
 
     let confirmed = rt.block_on(confirm(&doc, pairing, wallet.account(), &seller, &options)).unwrap();
-    let answer = rt.block_on(terms::Signer::sign(&wallet, confirmed.request.as_ref().unwrap())).unwrap();
+    let answer = rt.block_on(wallet.sign(, confirmed.request.as_ref().unwrap())).unwrap();
     let answers = [answer];
     c.bench_function("finish", |b| {
         b.iter(|| black_box(finish(&confirmed.bytes, &confirmed.chosen, &answers, pairing).unwrap()))
