@@ -60,7 +60,7 @@ fn gate(c: &mut Criterion) {
     });
 
     let confirmed = rt.block_on(confirm(&doc, pairing, wallet.account(), &seller, &options)).unwrap();
-    let answer = rt.block_on(wallet.sign(, confirmed.request.as_ref().unwrap())).unwrap();
+    let answer = rt.block_on(wallet.sign(confirmed.request.as_ref().unwrap())).unwrap();
     let answers = [answer];
     c.bench_function("finish", |b| {
         b.iter(|| black_box(finish(&confirmed.bytes, &confirmed.chosen, &answers, pairing).unwrap()))
