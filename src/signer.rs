@@ -125,11 +125,88 @@ pub enum SigningRequest {
 
 impl SigningRequest {
     /// The request's kind as the reference writes it, e.g. `eip712`.
-    pub fn kind(&self) -> String {
-        serde_json::to_value(self)
-            .ok()
-            .and_then(|v| v.get("kind").and_then(Value::as_str).map(str::to_owned))
-            .unwrap_or_default()
+    pub fn kind(&self) -> &'static str {
+        match self {
+            Self::Eip712 { .. } => "eip712",
+            Self::Batch { .. } => "batch",
+            Self::Erc7710(_) => "erc7710",
+            Self::EvmCall(_) => "evm-call",
+            Self::EvmCalls(_) => "evm-calls",
+            Self::GatewayBurnIntent(_) => "gateway-burn-intent",
+            Self::TempoCall(_) => "tempo-call",
+            Self::TempoCalls(_) => "tempo-calls",
+            Self::TempoKeyAuthorization(_) => "tempo-key-authorization",
+            Self::SolanaMessage(_) => "solana-message",
+            Self::SolanaSessionOpen(_) => "solana-session-open",
+            Self::Ed25519Raw(_) => "ed25519-raw",
+            Self::StellarAuth(_) => "stellar-auth",
+            Self::XrplTx(_) => "xrpl-tx",
+            Self::XrplSessionOpen(_) => "xrpl-session-open",
+            Self::XrplClaim(_) => "xrpl-claim",
+            Self::HederaBody(_) => "hedera-body",
+            Self::HederaExecutor(_) => "hedera-executor",
+            Self::HederaSessionOpen(_) => "hedera-session-open",
+            Self::AlgorandTxn(_) => "algorand-txn",
+            Self::AptosTransaction(_) => "aptos-transaction",
+            Self::SuiTransaction(_) => "sui-transaction",
+            Self::CardanoTransaction(_) => "cardano-transaction",
+            Self::NearDelegate(_) => "near-delegate",
+            Self::StarknetSnip12(_) => "starknet-snip12",
+            Self::SubstrateCall(_) => "substrate-call",
+            Self::TronTxid(_) => "tron-txid",
+            Self::TonW5(_) => "ton-w5",
+            Self::CasperEip712(_) => "casper-eip712",
+            Self::CcdTransfer(_) => "ccd-transfer",
+            Self::StacksContractCall(_) => "stacks-contract-call",
+            Self::Bolt11Pay(_) => "bolt11-pay",
+            Self::TapField(_) => "tap-field",
+            Self::ViCheckoutMandate(_) => "vi-checkout-mandate",
+            Self::Ap2CheckoutMandate(_) => "ap2-checkout-mandate",
+            Self::UcpCheckout(_) => "ucp-checkout",
+            Self::AcpAllowance(_) => "acp-allowance",
+        }
+    }
+
+    /// The members beside `kind`, for the kinds that carry them as a JSON object.
+    pub fn fields(&self) -> Option<&Fields> {
+        match self {
+            Self::Eip712 { .. } | Self::Batch { .. } => None,
+            Self::Erc7710(f) => Some(f),
+            Self::EvmCall(f) => Some(f),
+            Self::EvmCalls(f) => Some(f),
+            Self::GatewayBurnIntent(f) => Some(f),
+            Self::TempoCall(f) => Some(f),
+            Self::TempoCalls(f) => Some(f),
+            Self::TempoKeyAuthorization(f) => Some(f),
+            Self::SolanaMessage(f) => Some(f),
+            Self::SolanaSessionOpen(f) => Some(f),
+            Self::Ed25519Raw(f) => Some(f),
+            Self::StellarAuth(f) => Some(f),
+            Self::XrplTx(f) => Some(f),
+            Self::XrplSessionOpen(f) => Some(f),
+            Self::XrplClaim(f) => Some(f),
+            Self::HederaBody(f) => Some(f),
+            Self::HederaExecutor(f) => Some(f),
+            Self::HederaSessionOpen(f) => Some(f),
+            Self::AlgorandTxn(f) => Some(f),
+            Self::AptosTransaction(f) => Some(f),
+            Self::SuiTransaction(f) => Some(f),
+            Self::CardanoTransaction(f) => Some(f),
+            Self::NearDelegate(f) => Some(f),
+            Self::StarknetSnip12(f) => Some(f),
+            Self::SubstrateCall(f) => Some(f),
+            Self::TronTxid(f) => Some(f),
+            Self::TonW5(f) => Some(f),
+            Self::CasperEip712(f) => Some(f),
+            Self::CcdTransfer(f) => Some(f),
+            Self::StacksContractCall(f) => Some(f),
+            Self::Bolt11Pay(f) => Some(f),
+            Self::TapField(f) => Some(f),
+            Self::ViCheckoutMandate(f) => Some(f),
+            Self::Ap2CheckoutMandate(f) => Some(f),
+            Self::UcpCheckout(f) => Some(f),
+            Self::AcpAllowance(f) => Some(f),
+        }
     }
 
     /// The request as JSON.
@@ -139,7 +216,7 @@ impl SigningRequest {
 
     /// Whether the request tells the signer to broadcast what it signs (the signer then moves money itself).
     pub fn broadcasts(&self) -> bool {
-        self.to_json().get("broadcast") == Some(&Value::Bool(true))
+        self.fields().and_then(|f| f.get("broadcast")) == Some(&Value::Bool(true))
     }
 }
 
@@ -226,5 +303,61 @@ impl<S: Signer + ?Sized> Signer for &S {
     }
     fn sign<'a>(&'a self, request: &'a SigningRequest) -> BoxFuture<'a, Result<Signature, SignerError>> {
         (**self).sign(request)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn kind_is_the_serialised_tag() {
+        let kinds = [
+            "erc7710",
+            "evm-call",
+            "evm-calls",
+            "gateway-burn-intent",
+            "tempo-call",
+            "tempo-calls",
+            "tempo-key-authorization",
+            "solana-message",
+            "solana-session-open",
+            "ed25519-raw",
+            "stellar-auth",
+            "xrpl-tx",
+            "xrpl-session-open",
+            "xrpl-claim",
+            "hedera-body",
+            "hedera-executor",
+            "hedera-session-open",
+            "algorand-txn",
+            "aptos-transaction",
+            "sui-transaction",
+            "cardano-transaction",
+            "near-delegate",
+            "starknet-snip12",
+            "substrate-call",
+            "tron-txid",
+            "ton-w5",
+            "casper-eip712",
+            "ccd-transfer",
+            "stacks-contract-call",
+            "bolt11-pay",
+            "tap-field",
+            "vi-checkout-mandate",
+            "ap2-checkout-mandate",
+            "ucp-checkout",
+            "acp-allowance",
+        ];
+        for kind in kinds {
+            let request: SigningRequest =
+                serde_json::from_value(serde_json::json!({"kind": kind, "broadcast": true})).unwrap();
+            assert_eq!(request.kind(), kind);
+            assert_eq!(request.to_json()["kind"], kind);
+            assert!(request.broadcasts());
+        }
+        let batch = SigningRequest::Batch { requests: vec![] };
+        assert_eq!(batch.kind(), "batch");
+        assert_eq!(batch.to_json()["kind"], "batch");
     }
 }

@@ -149,7 +149,7 @@ impl Pairing for Stub {
     fn choose(&self, read: &Advertised, ctx: &ChooseContext<'_>) -> Result<Chosen, Refusal> {
         self.inner.choose(read, ctx)
     }
-    fn build(&self, chosen: &Chosen, atr: &[u8], h: &AtrHash) -> Result<Box<dyn Unsigned>, Refusal> {
+    fn build<'a>(&'a self, chosen: &'a Chosen, atr: &'a [u8], h: &AtrHash) -> Result<Box<dyn Unsigned + 'a>, Refusal> {
         self.built_with.lock().unwrap().push(*h);
         self.inner.build(chosen, atr, h)
     }
@@ -805,7 +805,7 @@ fn pairing_file(key: &str) -> Outcome {
         Chosen { pairing: eip3009::ID.into(), choice: choice.clone(), reference: "r".repeat(32), agreement: None };
     match key {
         "V1" => {
-            let typed = built.typed_data();
+            let typed = &built.typed_data();
             eq("domain", Value::Object(typed.domain.clone()), v1["expectDomain"].clone())?;
             eq("message", Value::Object(typed.message.clone()), v1["expectMessage"].clone())?;
             let parts = eip3009::eip712_parts(typed).unwrap();
@@ -899,7 +899,7 @@ fn agreed_refusals(
     file: &Value,
     choice: &serde_json::Map<String, Value>,
     chosen: &Chosen,
-    built: &eip3009::Authorization,
+    built: &eip3009::Authorization<'_>,
 ) -> Outcome {
     let h = AtrHash::parse(file["fixed"]["H"].as_str().unwrap()).unwrap();
     let doc = file["V5"]["expectDocument"].clone();

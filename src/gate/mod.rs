@@ -45,7 +45,12 @@ fn ns_code(pairing: &dyn Pairing, reason: &str) -> Refusal {
     Refusal::new(format!("{}/{reason}", namespace(pairing.id())))
 }
 
-fn build(pairing: &dyn Pairing, chosen: &Chosen, bytes: &[u8], h: &AtrHash) -> Result<Box<dyn Unsigned>, Refusal> {
+fn build<'a>(
+    pairing: &'a dyn Pairing,
+    chosen: &'a Chosen,
+    bytes: &'a [u8],
+    h: &AtrHash,
+) -> Result<Box<dyn Unsigned + 'a>, Refusal> {
     guarded(|| pairing.build(chosen, bytes, h), || ns_code(pairing, "build-failed"))
 }
 
@@ -105,13 +110,12 @@ pub async fn confirm(
             "The pairing's payment carries no public proof and the offer names no agreement URL.",
         ));
     }
-    let unsigned = match build(pairing, &chosen, &bytes, &h) {
-        Ok(u) => u,
-        Err(r) if r.is_nothing_to_sign() => return Ok(Confirmed { chosen, request: None, bytes, h }),
-        Err(r) => return Err(decline(DeclineCode::OfferUnreadable, r.code())),
+    let request = match build(pairing, &chosen, &bytes, &h) {
+        Ok(unsigned) => request_of(pairing, unsigned.as_ref()),
+        Err(r) if r.is_nothing_to_sign() => Ok(None),
+        Err(r) => Err(r),
     };
-    let request =
-        request_of(pairing, unsigned.as_ref()).map_err(|r| decline(DeclineCode::OfferUnreadable, r.code()))?;
+    let request = request.map_err(|r| decline(DeclineCode::OfferUnreadable, r.code()))?;
     Ok(Confirmed { chosen, request, bytes, h })
 }
 
@@ -130,9 +134,10 @@ pub fn finish(bytes: &[u8], chosen: &Chosen, answers: &[Signature], pairing: &dy
     }
     let h = atr_hash(bytes);
     let unsigned = build(pairing, chosen, bytes, &h).map_err(|r| decline(DeclineCode::OfferUnreadable, r.code()))?;
-    let moves =
-        !answers.is_empty() && matches!(request_of(pairing, unsigned.as_ref()), Ok(Some(ref r)) if pairing.moves(r));
+    // Whether the signer moved the money itself matters only on a decline, so it is worked out only there.
     let keep = |code: DeclineCode, detail: &str, signed: Value| {
+        let moves = !answers.is_empty()
+            && matches!(request_of(pairing, unsigned.as_ref()), Ok(Some(ref r)) if pairing.moves(r));
         decline(code, detail).with_moved(moves.then(|| Moved { signed, bytes: bytes.to_vec(), h }))
     };
     let completion = catch_unwind(AssertUnwindSafe(|| unsigned.complete(answers, chosen)));

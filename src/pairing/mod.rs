@@ -117,8 +117,9 @@ pub trait Pairing: Send + Sync + fmt::Debug {
     /// Chooses the first option the signer's account can pay.
     fn choose(&self, read: &Advertised, ctx: &ChooseContext<'_>) -> Result<Chosen, Refusal>;
 
-    /// Builds the unsigned payment with H, the hash of `atr`.
-    fn build(&self, chosen: &Chosen, atr: &[u8], h: &AtrHash) -> Result<Box<dyn Unsigned>, Refusal>;
+    /// Builds the unsigned payment with H, the hash of `atr`. It may borrow from `chosen` and `atr`, so building
+    /// copies nothing the payment does not need.
+    fn build<'a>(&'a self, chosen: &'a Chosen, atr: &'a [u8], h: &AtrHash) -> Result<Box<dyn Unsigned + 'a>, Refusal>;
 
     /// Reads H back from a completed payment (with the landed read beside it, where the pairing needs one).
     fn bound(&self, presented: &Value, landed: Option<&Value>) -> Result<AtrHash, Refusal>;

@@ -3,7 +3,7 @@
 
 use alloy_primitives::{Address, B256, U256};
 use alloy_sol_types::{Eip712Domain, SolStruct, sol};
-use serde_json::{Map, Value, json};
+use serde_json::{Map, Value};
 
 use super::{chain_id_of, is_address, uint256_of};
 use crate::account::evm_account;
@@ -105,7 +105,7 @@ impl Pairing for Eip3009 {
         Ok(Chosen { pairing: ID.into(), choice, reference: ctx.reference.into(), agreement: None })
     }
 
-    fn build(&self, chosen: &Chosen, _atr: &[u8], h: &AtrHash) -> Result<Box<dyn Unsigned>, Refusal> {
+    fn build<'a>(&'a self, chosen: &'a Chosen, _atr: &'a [u8], h: &AtrHash) -> Result<Box<dyn Unsigned + 'a>, Refusal> {
         Ok(Box::new(build(&chosen.choice, h)?))
     }
 
@@ -114,29 +114,83 @@ impl Pairing for Eip3009 {
     }
 }
 
-/// The unsigned EIP-3009 payment.
+/// The unsigned EIP-3009 payment: the authorization's values, borrowed from the choice. The typed data is built
+/// only when the signer needs it, so `finish` builds nothing it does not send.
 #[derive(Debug, Clone)]
-pub struct Authorization {
-    typed_data: TypedData,
-    required: Map<String, Value>,
-    accepted: Map<String, Value>,
-    authorization: Map<String, Value>,
+pub struct Authorization<'a> {
+    required: &'a Map<String, Value>,
+    accepted: &'a Map<String, Value>,
+    payer: &'a str,
+    pay_to: &'a str,
+    amount: &'a str,
+    asset: &'a str,
+    name: &'a str,
+    version: &'a str,
+    chain_id: u64,
+    value: U256,
+    valid_before: String,
+    nonce: String,
 }
 
-impl Authorization {
+impl Authorization<'_> {
     /// The typed data the payer signs.
-    pub fn typed_data(&self) -> &TypedData {
-        &self.typed_data
+    pub fn typed_data(&self) -> TypedData {
+        let field = TypedField::new;
+        let mut types = indexmap::IndexMap::with_capacity(2);
+        types.insert(
+            "EIP712Domain".to_owned(),
+            vec![
+                field("name", "string"),
+                field("version", "string"),
+                field("chainId", "uint256"),
+                field("verifyingContract", "address"),
+            ],
+        );
+        types.insert(
+            "TransferWithAuthorization".to_owned(),
+            vec![
+                field("from", "address"),
+                field("to", "address"),
+                field("value", "uint256"),
+                field("validAfter", "uint256"),
+                field("validBefore", "uint256"),
+                field("nonce", "bytes32"),
+            ],
+        );
+        let mut domain = Map::with_capacity(4);
+        domain.insert("name".into(), self.name.into());
+        domain.insert("version".into(), self.version.into());
+        domain.insert("chainId".into(), self.chain_id.into());
+        domain.insert("verifyingContract".into(), self.asset.into());
+        TypedData {
+            domain,
+            types,
+            primary_type: "TransferWithAuthorization".into(),
+            message: self.message(self.value.to_string()),
+        }
+    }
+
+    /// The authorization as signed (`value` as the uint256 decimal) or as sent (`value` as the option wrote it).
+    fn message(&self, value: String) -> Map<String, Value> {
+        let mut m = Map::with_capacity(6);
+        m.insert("from".into(), self.payer.into());
+        m.insert("to".into(), self.pay_to.into());
+        m.insert("value".into(), value.into());
+        m.insert("validAfter".into(), "0".into());
+        m.insert("validBefore".into(), self.valid_before.clone().into());
+        m.insert("nonce".into(), self.nonce.clone().into());
+        m
     }
 }
 
 /// Builds the `TransferWithAuthorization` whose nonce is H from a choice `{required, accepted, from, now}`:
 /// validAfter 0, validBefore now + maxTimeoutSeconds.
-pub fn build(choice: &Map<String, Value>, h: &AtrHash) -> Result<Authorization, Refusal> {
+pub fn build<'a>(choice: &'a Map<String, Value>, h: &AtrHash) -> Result<Authorization<'a>, Refusal> {
     let malformed = || Refusal::fixed("x402/option-malformed");
     let payer = choice.get("from").filter(|f| is_address(f)).and_then(Value::as_str).ok_or_else(malformed)?;
     let now = choice.get("now").and_then(safe_int).and_then(|n| u64::try_from(n).ok()).ok_or_else(malformed)?;
     let (required, accepted) = check_chosen(choice.get("required"), choice.get("accepted"), filter)?;
+    // The filter has held every member below to its form; reading them again cannot fail.
     let text = |k: &str| accepted.get(k).and_then(Value::as_str).unwrap_or_default();
     let extra = accepted.get("extra").and_then(Value::as_object).ok_or_else(malformed)?;
     let extra_text = |k: &str| extra.get(k).and_then(Value::as_str).unwrap_or_default();
@@ -144,72 +198,25 @@ pub fn build(choice: &Map<String, Value>, h: &AtrHash) -> Result<Authorization, 
     let value = accepted.get("amount").and_then(uint256_of).ok_or_else(malformed)?;
     let timeout = accepted.get("maxTimeoutSeconds").and_then(timeout_seconds).ok_or_else(malformed)?;
     let valid_before = now.checked_add(timeout).ok_or_else(malformed)?.to_string();
-    let nonce = h.to_hex();
-
-    let field = TypedField::new;
-    let mut types = indexmap::IndexMap::new();
-    types.insert(
-        "EIP712Domain".to_owned(),
-        vec![
-            field("name", "string"),
-            field("version", "string"),
-            field("chainId", "uint256"),
-            field("verifyingContract", "address"),
-        ],
-    );
-    types.insert(
-        "TransferWithAuthorization".to_owned(),
-        vec![
-            field("from", "address"),
-            field("to", "address"),
-            field("value", "uint256"),
-            field("validAfter", "uint256"),
-            field("validBefore", "uint256"),
-            field("nonce", "bytes32"),
-        ],
-    );
-    let domain = json!({
-        "name": extra_text("name"),
-        "version": extra_text("version"),
-        "chainId": chain_id,
-        "verifyingContract": text("asset"),
-    });
-    let message = json!({
-        "from": payer,
-        "to": text("payTo"),
-        "value": value.to_string(),
-        "validAfter": "0",
-        "validBefore": valid_before,
-        "nonce": nonce,
-    });
-    let authorization = json!({
-        "from": payer,
-        "to": text("payTo"),
-        "value": text("amount"),
-        "validAfter": "0",
-        "validBefore": valid_before,
-        "nonce": nonce,
-    });
-    let object = |v: Value| match v {
-        Value::Object(m) => m,
-        _ => Map::new(),
-    };
     Ok(Authorization {
-        typed_data: TypedData {
-            domain: object(domain),
-            types,
-            primary_type: "TransferWithAuthorization".into(),
-            message: object(message),
-        },
-        required: required.clone(),
-        accepted: accepted.clone(),
-        authorization: object(authorization),
+        required,
+        accepted,
+        payer,
+        pay_to: text("payTo"),
+        amount: text("amount"),
+        asset: text("asset"),
+        name: extra_text("name"),
+        version: extra_text("version"),
+        chain_id,
+        value,
+        valid_before,
+        nonce: h.to_hex(),
     })
 }
 
-impl Unsigned for Authorization {
+impl Unsigned for Authorization<'_> {
     fn request(&self) -> Result<Option<SigningRequest>, Refusal> {
-        Ok(Some(SigningRequest::Eip712 { typed_data: self.typed_data.clone() }))
+        Ok(Some(SigningRequest::Eip712 { typed_data: self.typed_data() }))
     }
 
     fn complete(&self, answers: &[Signature], chosen: &Chosen) -> Result<Completion, Refusal> {
@@ -220,8 +227,10 @@ impl Unsigned for Authorization {
         if !(MIN_SIGNATURE_BYTES..=MAX_SIGNATURE_BYTES).contains(&size) {
             return Err(malformed());
         }
-        let payload = json!({ "signature": signature, "authorization": self.authorization });
-        let payment = payment_with(&self.required, &self.accepted, payload);
+        let mut payload = Map::with_capacity(2);
+        payload.insert("signature".into(), signature.into());
+        payload.insert("authorization".into(), Value::Object(self.message(self.amount.to_owned())));
+        let payment = payment_with(self.required, self.accepted, Value::Object(payload));
         Ok(Completion::Payment { payment: with_payment_identifier(payment, chosen)?, landed: None })
     }
 }

@@ -1,0 +1,95 @@
+"""Times the Python reference (integraledger-terms 0.4.0) on the quickstart payment: transact with a local key,
+confirm with an in-memory fetch, finish, and SHA-256 of 1 MiB. Prints one JSON object of mean seconds per call."""
+
+import asyncio
+import hashlib
+import json
+import sys
+import time
+
+import httpx
+from eth_account import Account
+from eth_account.messages import encode_typed_data
+
+import integraledger_terms as t
+from integraledger_terms import _gate
+
+ATR = bytes.fromhex(
+    "7b2261747256657273696f6e223a2231222c226964223a2230663866616435622d643963622d343639662d613136352d3730383637373238"
+    "39353065222c2278343032223a7b227a223a312e302c2261223a226361665c7530306539227d2c2273656c6c6572223a7b226e6f7465223a"
+    "22436166c3a920e280942033302064c3ad617320e29c93227d7d"
+)
+H = "0x" + hashlib.sha256(ATR).hexdigest()
+KEY = "0xac0974bec39a17e36ba4a6b4d238ff944bacb478cbed5efcae784d7bf4f2ff80"
+DOC = {
+    "x402Version": 2,
+    "resource": {"url": "https://api.seller.example/v1/quote"},
+    "accepts": [{
+        "scheme": "exact", "network": "eip155:84532", "amount": "10000",
+        "asset": "0x036CbD53842c5426634e7929541eC2318f3dCF7e",
+        "payTo": "0x209693Bc6afc0C5328bA36FaF03C514EF312287C",
+        "maxTimeoutSeconds": 60, "extra": {"name": "USDC", "version": "2"},
+    }],
+    "extensions": {"legalContext": {"info": {
+        "type": "sha256", "value": H, "legalContextUrl": f"https://atr.seller.example/{H}",
+    }}},
+}
+_gate._now = lambda: 1790000000
+PAIRING = t.X402_EXACT_EIP155_EIP3009
+
+
+class LocalSigner:
+    account = "eip155:84532:" + Account.from_key(KEY).address
+
+    async def sign(self, request):
+        message = encode_typed_data(full_message=request["typedData"])
+        return "0x" + Account.sign_message(message, KEY).signature.hex()
+
+
+def fetch():
+    return httpx.AsyncClient(transport=httpx.MockTransport(lambda request: httpx.Response(200, content=ATR)))
+
+
+async def timed(make, seconds):
+    """Mean seconds per awaited call, over as many calls as fit in `seconds` (at least 20)."""
+    for _ in range(5):
+        await make()
+    n, start = 0, time.perf_counter()
+    while n < 20 or time.perf_counter() - start < seconds:
+        await make()
+        n += 1
+    return (time.perf_counter() - start) / n
+
+
+async def main(seconds):
+    client, signer = fetch(), LocalSigner()
+    out = {}
+
+    async def transact():
+        r = await t.transact(DOC, PAIRING, signer, client)
+        assert not isinstance(r, t.Declined), r
+
+    async def confirm():
+        r = await t.confirm(DOC, PAIRING, signer.account, client)
+        assert not isinstance(r, t.Declined), r
+
+    confirmed = await t.confirm(DOC, PAIRING, signer.account, client)
+    answer = await signer.sign(confirmed.request)
+
+    async def finish():
+        r = t.finish(ATR, confirmed.chosen, answer, PAIRING)
+        assert not isinstance(r, t.Declined), r
+
+    mib = b"\x5a" * t.MAX_ATR_BYTES
+
+    async def sha():
+        t.atr_hash(mib)
+
+    out["transact"] = await timed(transact, seconds)
+    out["confirm"] = await timed(confirm, seconds)
+    out["finish"] = await timed(finish, seconds)
+    out["atr_hash_1mib"] = await timed(sha, seconds)
+    print(json.dumps(out))
+
+
+asyncio.run(main(float(sys.argv[1]) if len(sys.argv) > 1 else 3.0))
