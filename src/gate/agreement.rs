@@ -301,6 +301,9 @@ pub(crate) async fn exchange(
     if !is_https_link(url) {
         return Err(Declined::new(DeclineCode::LinkNotHttps, format!("{ns}/{}", link_fault(url))));
     }
+    if options.approved.as_ref().is_some_and(|a| !a.option.is_object() || !a.required.is_object()) {
+        return Err(Declined::new(DeclineCode::NoPayableOption, format!("{ns}/input-malformed")));
+    }
     let cancel = options.cancel.as_ref();
     if is_ended(cancel) {
         return Err(ended());
@@ -367,9 +370,6 @@ async fn pay(
     let Some(required) = approved.required.as_object() else {
         return Err(Declined::new(DeclineCode::NoPayableOption, "x402/input-malformed"));
     };
-    if !approved.option.is_object() {
-        return Err(Declined::new(DeclineCode::NoPayableOption, "x402/input-malformed"));
-    }
     let selected = paying(required, &h, signer.account(), options, Some(&approved.option))?;
     let (request_s, exchange_s) = selected.limits;
     let paid = sign_agreement(&selected, signer, bytes, h).await?;
