@@ -107,19 +107,9 @@ pub fn open_channel(
     })
 }
 
-/// The placeholder answer for a request kind: a zero signature of the kind's form, so a build can be completed and
-/// its channel read before anything is signed.
-fn placeholder(request: &SigningRequest) -> Option<String> {
-    match request {
-        SigningRequest::Eip712 { .. } => Some(format!("0x{}", "00".repeat(65))),
-        SigningRequest::Ed25519Raw(_) | SigningRequest::SolanaMessage(_) => Some("1".repeat(64)),
-        _ => None,
-    }
-}
-
 /// Signs one later payment (a voucher, a partial refund, or the close) in a held channel. The ATR, its hash and the
-/// channel come from the hold and are checked first; the pairing reads only the amount from `doc`. On x402 batch
-/// channels the channel the payment would name is checked before the signer is called; afterwards the signed payment
+/// channel come from the hold and are checked first; the pairing reads only the amount from `doc`. Where the pairing's
+/// plan asks for it, the channel the payment would name is checked before the signer is called; afterwards the signed payment
 /// must be of the expected kind, commit to the held hash where the pairing's voucher carries one, and name the held
 /// channel, or it is dropped.
 pub async fn within(
@@ -173,7 +163,8 @@ pub async fn within(
                 "The in-channel payment's channel cannot be read before it is signed.",
             )
         };
-        let answers = requests.iter().map(placeholder).collect::<Option<Vec<_>>>().ok_or_else(unreadable)?;
+        let answers =
+            requests.iter().map(SigningRequest::placeholder).collect::<Option<Vec<_>>>().ok_or_else(unreadable)?;
         let completed = guarded(|| plan.batch.complete(&answers, None))
             .map_err(|r| declined(DeclineCode::OfferUnreadable, r.code()))?;
         let would_be = guarded(|| channel.channel_ref(&completed, None))
