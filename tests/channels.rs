@@ -641,7 +641,7 @@ impl Pairing for Altered {
     fn choose(&self, read: &Advertised, ctx: &ChooseContext<'_>) -> Result<Chosen, Refusal> {
         evm::PAIRING.choose(read, ctx)
     }
-    fn build(&self, chosen: &Chosen, atr: &[u8], h: &AtrHash) -> Result<Box<dyn Unsigned>, Refusal> {
+    fn build<'a>(&'a self, chosen: &'a Chosen, atr: &'a [u8], h: &AtrHash) -> Result<Box<dyn Unsigned + 'a>, Refusal> {
         evm::PAIRING.build(chosen, atr, h)
     }
     fn bound(&self, presented: &Value, landed: Option<&Value>) -> Result<AtrHash, Refusal> {
@@ -755,7 +755,7 @@ impl Pairing for Unfiltered {
     fn choose(&self, read: &Advertised, ctx: &ChooseContext<'_>) -> Result<Chosen, Refusal> {
         evm::PAIRING.choose(read, ctx)
     }
-    fn build(&self, chosen: &Chosen, atr: &[u8], h: &AtrHash) -> Result<Box<dyn Unsigned>, Refusal> {
+    fn build<'a>(&'a self, chosen: &'a Chosen, atr: &'a [u8], h: &AtrHash) -> Result<Box<dyn Unsigned + 'a>, Refusal> {
         evm::PAIRING.build(chosen, atr, h)
     }
     fn bound(&self, presented: &Value, landed: Option<&Value>) -> Result<AtrHash, Refusal> {

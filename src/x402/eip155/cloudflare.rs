@@ -92,7 +92,7 @@ impl Pairing for Cloudflare {
         Ok(Chosen { pairing: ID.into(), choice, reference: ctx.reference.into(), agreement: None })
     }
 
-    fn build(&self, chosen: &Chosen, _atr: &[u8], h: &AtrHash) -> Result<Box<dyn Unsigned>, Refusal> {
+    fn build<'a>(&'a self, chosen: &'a Chosen, _atr: &'a [u8], h: &AtrHash) -> Result<Box<dyn Unsigned + 'a>, Refusal> {
         Ok(Box::new(build(&chosen.choice, h)?))
     }
 
