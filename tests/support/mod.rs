@@ -1,6 +1,15 @@
 //! Test doubles shared by the integration tests: a scripted in-memory fetch that counts and records what it is
-//! asked, a signer that counts and records what it signs, and the vector files.
-#![allow(dead_code, unreachable_pub, missing_docs, clippy::unwrap_used, clippy::expect_used, clippy::indexing_slicing)]
+//! asked, a signer that counts and records what it signs (or answers what it is told to), the vector files and
+//! buyer.json's fixture, and (in `net`) real loopback HTTP servers with a fetch that reaches them.
+#![allow(
+    dead_code,
+    unreachable_pub,
+    missing_docs,
+    clippy::unwrap_used,
+    clippy::expect_used,
+    clippy::indexing_slicing,
+    clippy::panic
+)]
 
 use std::collections::{HashMap, VecDeque};
 use std::pin::Pin;
@@ -15,6 +24,8 @@ use terms::fetch::{Body, Fetch, FetchError, Request, Response};
 use terms::local::LocalSigner;
 use terms::signer::BoxFuture;
 use terms::{Signature, Signer, SignerError, SigningRequest};
+
+pub mod net;
 
 /// A vector file from `tests/vectors/`.
 pub fn vectors(name: &str) -> Value {
@@ -35,6 +46,8 @@ pub enum Reply {
     Reject,
     /// No answer, ever.
     Never,
+    /// Status and headers arrive, then these chunks, then the body stalls forever.
+    Stall { status: u16, headers: Vec<(String, String)>, chunks: Vec<Bytes> },
 }
 
 impl Reply {
@@ -45,7 +58,7 @@ impl Reply {
         Self::Answer { status, headers: vec![], chunks: vec![] }
     }
     pub fn with_header(mut self, name: &str, value: &str) -> Self {
-        if let Self::Answer { headers, .. } = &mut self {
+        if let Self::Answer { headers, .. } | Self::Stall { headers, .. } = &mut self {
             headers.push((name.to_owned(), value.to_owned()));
         }
         self
@@ -133,6 +146,8 @@ impl ScriptedFetch {
 struct Tracked {
     chunks: VecDeque<Bytes>,
     finished: bool,
+    /// After the chunks, pend forever instead of ending.
+    stalls: bool,
     cancelled: Arc<AtomicUsize>,
 }
 
@@ -141,6 +156,7 @@ impl Stream for Tracked {
     fn poll_next(mut self: Pin<&mut Self>, _cx: &mut Context<'_>) -> Poll<Option<Self::Item>> {
         match self.chunks.pop_front() {
             Some(c) => Poll::Ready(Some(Ok(c))),
+            None if self.stalls => Poll::Pending,
             None => {
                 self.finished = true;
                 Poll::Ready(None)
@@ -179,7 +195,12 @@ impl Fetch for ScriptedFetch {
                 Some(Reply::Answer { status, headers, chunks }) => Ok(Response::new(
                     status,
                     headers,
-                    Body::from_stream(Tracked { chunks: chunks.into(), finished: false, cancelled }),
+                    Body::from_stream(Tracked { chunks: chunks.into(), finished: false, stalls: false, cancelled }),
+                )),
+                Some(Reply::Stall { status, headers, chunks }) => Ok(Response::new(
+                    status,
+                    headers,
+                    Body::from_stream(Tracked { chunks: chunks.into(), finished: false, stalls: true, cancelled }),
                 )),
             }
         })
@@ -285,4 +306,54 @@ impl Signer for CountingSigner {
 /// A current-thread runtime with paused time, so every wait is instant and exact.
 pub fn paused() -> tokio::runtime::Runtime {
     tokio::runtime::Builder::new_current_thread().enable_all().start_paused(true).build().expect("runtime")
+}
+
+/// buyer.json's `fixed`: the ATRs A and C, the seller document D, the payer, the clock and the agreement fixtures.
+pub struct Buyer {
+    pub v: Value,
+}
+
+impl Buyer {
+    pub fn load() -> Self {
+        Self { v: vectors("buyer.json")["fixed"].clone() }
+    }
+    /// The ATR D advertises.
+    pub fn a(&self) -> Vec<u8> {
+        hex(self.v["A"].as_str().unwrap())
+    }
+    /// A with one byte changed.
+    pub fn c(&self) -> Vec<u8> {
+        hex(self.v["C"].as_str().unwrap())
+    }
+    pub fn doc(&self) -> Value {
+        self.v["D"].clone()
+    }
+    pub fn account(&self) -> String {
+        self.v["account"].as_str().unwrap().to_owned()
+    }
+    pub fn now(&self) -> u64 {
+        self.v["now"].as_u64().unwrap()
+    }
+    pub fn signer(&self) -> CountingSigner {
+        CountingSigner::new(self.v["payerKey"].as_str().unwrap(), &self.account())
+    }
+    pub fn options(&self) -> terms::Options {
+        terms::Options::new().clock(terms::FixedClock(self.now())).ids(terms::env::CountingIds::default())
+    }
+    pub fn agreement(&self, key: &str) -> Value {
+        self.v["agreement"][key].clone()
+    }
+}
+
+/// The link a document's legal context names.
+pub fn link_of(doc: &Value) -> String {
+    doc["extensions"]["legalContext"]["info"]["legalContextUrl"].as_str().unwrap().to_owned()
+}
+
+/// The message of an EIP-712 request.
+pub fn message_of(request: &SigningRequest) -> Value {
+    match request {
+        SigningRequest::Eip712 { typed_data } => Value::Object(typed_data.message.clone()),
+        other => panic!("not an eip712 request: {other:?}"),
+    }
 }
