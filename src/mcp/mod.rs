@@ -7,11 +7,11 @@
 //! ```no_run
 //! # async fn serve() -> Result<(), Box<dyn std::error::Error>> {
 //! use std::sync::Arc;
-//! use rmcp::ServiceExt as _;
+//! use terms::mcp::rmcp::ServiceExt as _;
 //! use terms::mcp::{BuyerOptions, PublicFetch, buyer_server};
 //!
 //! let server = buyer_server(BuyerOptions::new(Arc::new(PublicFetch::new()?)));
-//! server.serve(rmcp::transport::stdio()).await?.waiting().await?;
+//! server.serve(terms::mcp::rmcp::transport::stdio()).await?.waiting().await?;
 //! # Ok(()) }
 //! ```
 
@@ -24,13 +24,16 @@ use std::fmt;
 use std::sync::Arc;
 
 use rmcp::model::{
-    CallToolRequestParams, CallToolResponse, CallToolResult, ContentBlock, Implementation, JsonObject,
-    ListToolsResult, PaginatedRequestParams, ServerCapabilities, ServerConfig, Tool,
+    CallToolRequestParams, CallToolResponse, CallToolResult, ContentBlock, Implementation, JsonObject, ListToolsResult,
+    PaginatedRequestParams, ServerCapabilities, ServerConfig, Tool,
 };
 use rmcp::service::RequestContext;
 use rmcp::{ErrorData, RoleServer, ServerHandler};
 use serde_json::{Value, json};
 use tokio_util::sync::CancellationToken;
+
+/// The rmcp crate the server is built on (its `ServiceExt` serves a [`BuyerServer`] over a transport).
+pub use rmcp;
 
 pub use public::{Lookup, PublicFetch, PublicResolver, SystemLookup, check_link, is_public_address, is_public_ip};
 pub use schema::{BASE64_PATTERN, MAC_PATTERN};
@@ -59,7 +62,7 @@ pub const TOOL_NAMES: [&str; 8] = [
     "atr_channel_within",
 ];
 
-/// How a pairing id becomes a pairing: [`crate::pairing`] unless a host gives its own.
+/// How a pairing id becomes a pairing: [`crate::pairing()`] unless a host gives its own.
 pub type PairingResolver = Arc<dyn Fn(&str) -> Result<&'static dyn Pairing, Declined> + Send + Sync>;
 
 /// What the server is built from: the fetch every tool that reaches the network uses, and the host's signers.
@@ -166,7 +169,12 @@ impl BuyerServer {
     /// Calls a tool without a transport: what `tools/call` does. `None` for a tool this server does not offer.
     /// `cancel` ends an agreement exchange of `atr_transact` or `atr_agree`, as a client's
     /// `notifications/cancelled` does.
-    pub async fn call(&self, name: &str, arguments: Option<JsonObject>, cancel: CancellationToken) -> Option<CallToolResult> {
+    pub async fn call(
+        &self,
+        name: &str,
+        arguments: Option<JsonObject>,
+        cancel: CancellationToken,
+    ) -> Option<CallToolResult> {
         if !self.offers(name) {
             return None;
         }

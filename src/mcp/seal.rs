@@ -134,6 +134,9 @@ mod tests {
         assert!(unseal(Label::Hold, &obj(json!({"mac": mac, "a": [1, 2, "x"]}))).is_none());
         assert!(unseal(Label::Hold, &obj(json!({"mac": mac, "a": [1, 2, "x"], "b": 1, "c": 0}))).is_none());
         assert!(unseal(Label::Hold, &obj(json!({"a": [1, 2, "x"], "b": 1}))).is_none());
-        assert!(unseal(Label::Hold, &obj(json!({"mac": mac.to_uppercase().replace("0X", "0x"), "a": [1, 2, "x"], "b": 1}))).is_none());
+        assert!(
+            unseal(Label::Hold, &obj(json!({"mac": mac.to_uppercase().replace("0X", "0x"), "a": [1, 2, "x"], "b": 1})))
+                .is_none()
+        );
     }
 }

@@ -67,7 +67,11 @@ const APPROVED: Field = optional(
 
 const CONFIRM: [Field; 5] = [
     PAIRING,
-    field("document", Kind::Json, "The seller's payment request as received (an x402 PAYMENT-REQUIRED, an MPP challenge…)."),
+    field(
+        "document",
+        Kind::Json,
+        "The seller's payment request as received (an x402 PAYMENT-REQUIRED, an MPP challenge…).",
+    ),
     field("account", Kind::Text, "The payer's CAIP-10 account, e.g. eip155:8453:0x…."),
     INPUTS,
     optional(
@@ -91,12 +95,8 @@ const CHECK: [Field; 3] = [
     ATR,
     field("presented", Kind::Json, "The payment, with the `landed` member put back where a tool returned one."),
 ];
-const TRANSACT: [Field; 4] = [
-    PAIRING,
-    field("document", Kind::Json, "The seller's payment request as received."),
-    INPUTS,
-    APPROVED,
-];
+const TRANSACT: [Field; 4] =
+    [PAIRING, field("document", Kind::Json, "The seller's payment request as received."), INPUTS, APPROVED];
 const AGREE: [Field; 4] = [
     ATR,
     field("chosen", Kind::Object, "`chosen` exactly as atr_confirm returned it; it names the agreement URL."),
@@ -301,8 +301,8 @@ fn signed_json(
         out.insert("landed".into(), l.clone());
     }
     if pairing.channel().is_some() && !signed.is_null() {
-        let mac = seal::mac_of(Label::Opening, &opening_members(pairing.id(), signed, landed))
-            .map_err(|_| unsealable())?;
+        let mac =
+            seal::mac_of(Label::Opening, &opening_members(pairing.id(), signed, landed)).map_err(|_| unsealable())?;
         out.insert(MAC.into(), Value::String(mac));
     }
     Ok(())
@@ -345,8 +345,14 @@ fn is_receipt_for(receipt: &Value, h: &AtrHash) -> bool {
 // Bodies.
 
 /// Runs a tool: the schema check, then its body.
-pub(crate) async fn run(options: &BuyerOptions, name: &str, arguments: &Map<String, Value>, cancel: CancellationToken) -> Outcome {
-    let fields = fields(name).ok_or_else(|| Fail::Invalid(Invalid { argument: String::new(), reason: "no such tool".into() }))?;
+pub(crate) async fn run(
+    options: &BuyerOptions,
+    name: &str,
+    arguments: &Map<String, Value>,
+    cancel: CancellationToken,
+) -> Outcome {
+    let fields = fields(name)
+        .ok_or_else(|| Fail::Invalid(Invalid { argument: String::new(), reason: "no such tool".into() }))?;
     schema::check(fields, arguments).map_err(Fail::Invalid)?;
     let args = Args(arguments);
     match name {

@@ -285,7 +285,11 @@ impl Loopback {
             }
         }
         .unwrap_or_else(|| Answer::new(404));
-        let mut out = format!("HTTP/1.1 {} Answer\r\nContent-Length: {}\r\nConnection: close\r\n", answer.status, answer.body.len());
+        let mut out = format!(
+            "HTTP/1.1 {} Answer\r\nContent-Length: {}\r\nConnection: close\r\n",
+            answer.status,
+            answer.body.len()
+        );
         for (n, v) in &answer.headers {
             out.push_str(&format!("{n}: {v}\r\n"));
         }
@@ -311,7 +315,10 @@ pub struct ToLoopback {
 
 impl ToLoopback {
     pub fn new(seller: &Loopback) -> Self {
-        Self { inner: HttpFetch::from_client(HttpFetch::builder().build().unwrap()), base: format!("http://{}", seller.addr) }
+        Self {
+            inner: HttpFetch::from_client(HttpFetch::builder().build().unwrap()),
+            base: format!("http://{}", seller.addr),
+        }
     }
 }
 

@@ -143,10 +143,17 @@ async fn zero_connections() {
 }
 
 fn literal_passes() {
-    for link in ["https://1.1.1.1/atr", "https://[2606:4700:4700::1111]/atr", "https://[::ffff:1.1.1.1]/atr", "https://atr.seller.example/x"] {
+    for link in [
+        "https://1.1.1.1/atr",
+        "https://[2606:4700:4700::1111]/atr",
+        "https://[::ffff:1.1.1.1]/atr",
+        "https://atr.seller.example/x",
+    ] {
         assert!(check_link(link).is_ok(), "{link}");
     }
-    for link in ["https://10.0.0.1/", "https://[fe80::1]/", "https://169.254.169.254/latest", "http://1.1.1.1/", "not a link"] {
+    for link in
+        ["https://10.0.0.1/", "https://[fe80::1]/", "https://169.254.169.254/latest", "http://1.1.1.1/", "not a link"]
+    {
         assert!(check_link(link).is_err(), "{link}");
     }
     assert!(is_public_ip("64:ff9b::101:101".parse().unwrap()));
@@ -155,7 +162,10 @@ fn literal_passes() {
 fn base64_pattern() {
     let re = regex::Regex::new(terms::mcp::BASE64_PATTERN).unwrap();
     let canonical = |s: &str| terms::codec::b64_decode(s).is_some();
-    for s in ["", "/w==", "/x==", "/w", "AAE=", "AAF=", "AAAA", "AA==AA==", "_w==", "/w== ", "=", "A===", "QUJD", "QUI=", "QUJ="] {
+    for s in [
+        "", "/w==", "/x==", "/w", "AAE=", "AAF=", "AAAA", "AA==AA==", "_w==", "/w== ", "=", "A===", "QUJD", "QUI=",
+        "QUJ=",
+    ] {
         assert_eq!(re.is_match(s), canonical(s), "{s:?}");
     }
     let config = proptest::test_runner::Config { failure_persistence: None, cases: 2048, ..Default::default() };

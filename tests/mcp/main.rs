@@ -3,14 +3,14 @@
 //! in-memory duplex, all driven by rmcp's own client or by raw JSON-RPC lines. Plus the public-address-only fetch
 //! against a loopback listener that counts connections.
 #![allow(unreachable_pub, missing_docs)]
-#![allow(clippy::unwrap_used, clippy::expect_used, clippy::indexing_slicing, clippy::panic)]
+#![allow(clippy::unwrap_used, clippy::expect_used, clippy::indexing_slicing, clippy::panic, clippy::unit_arg)]
 
 mod common;
 mod fetch;
-#[path = "../support/mod.rs"]
-mod support;
 mod seals;
 mod stubs;
+#[path = "../support/mod.rs"]
+mod support;
 mod tools;
 
 use libtest_mimic::{Arguments, Trial};

@@ -146,7 +146,11 @@ impl Channel for ChannelStub {
         .expect("typed data");
         let request = SigningRequest::Eip712 { typed_data };
         Ok(WithinPlan {
-            batch: Box::new(Vouchers { requests: vec![request], voucher, closing: args.refund.is_some_and(|r| r.amount.is_none()) }),
+            batch: Box::new(Vouchers {
+                requests: vec![request],
+                voucher,
+                closing: args.refund.is_some_and(|r| r.amount.is_none()),
+            }),
             cumulative: cumulative.to_string(),
             precheck: true,
         })

@@ -46,7 +46,9 @@ fn names(tools: &[rmcp::model::Tool]) -> Vec<String> {
 }
 
 fn five() -> Vec<String> {
-    ["atr_confirm", "atr_finish", "atr_check", "atr_channel_open", "atr_channel_record_charge"].map(String::from).to_vec()
+    ["atr_confirm", "atr_finish", "atr_check", "atr_channel_open", "atr_channel_record_charge"]
+        .map(String::from)
+        .to_vec()
 }
 
 async fn binary_initialize() {
@@ -62,7 +64,10 @@ async fn binary_initialize() {
 async fn binary_per_request() {
     let transport = rmcp::transport::TokioChildProcess::new(binary()).unwrap();
     let client = ()
-        .serve_with_lifecycle(transport, ClientLifecycleMode::Discover { preferred_versions: vec![ProtocolVersion::V_2026_07_28] })
+        .serve_with_lifecycle(
+            transport,
+            ClientLifecycleMode::Discover { preferred_versions: vec![ProtocolVersion::V_2026_07_28] },
+        )
         .await
         .expect("discover");
     assert_eq!(names(&client.list_all_tools().await.unwrap()), five());
@@ -97,7 +102,8 @@ impl Raw {
     }
     async fn answer(&mut self, id: i64) -> Value {
         loop {
-            let line = tokio::time::timeout(Duration::from_secs(30), self.lines.next_line()).await.unwrap().unwrap().unwrap();
+            let line =
+                tokio::time::timeout(Duration::from_secs(30), self.lines.next_line()).await.unwrap().unwrap().unwrap();
             let v: Value = serde_json::from_str(&line).expect("every stdout line is JSON-RPC");
             if v["id"] == id {
                 return v;
@@ -117,24 +123,30 @@ fn meta(version: &str, capabilities: bool) -> Value {
 async fn raw_lifecycles() {
     // The 2026-07-28 opening: every request carries its own _meta, no initialize.
     let mut raw = Raw::start();
-    raw.send(json!({"jsonrpc": "2.0", "id": 1, "method": "tools/list", "params": {"_meta": meta("2026-07-28", true)}})).await;
+    raw.send(json!({"jsonrpc": "2.0", "id": 1, "method": "tools/list", "params": {"_meta": meta("2026-07-28", true)}}))
+        .await;
     let listed = raw.answer(1).await;
-    let got: Vec<&str> = listed["result"]["tools"].as_array().unwrap().iter().map(|t| t["name"].as_str().unwrap()).collect();
+    let got: Vec<&str> =
+        listed["result"]["tools"].as_array().unwrap().iter().map(|t| t["name"].as_str().unwrap()).collect();
     assert_eq!(got, five());
-    raw.send(json!({"jsonrpc": "2.0", "id": 2, "method": "tools/list", "params": {"_meta": meta("2026-07-28", false)}})).await;
+    raw.send(
+        json!({"jsonrpc": "2.0", "id": 2, "method": "tools/list", "params": {"_meta": meta("2026-07-28", false)}}),
+    )
+    .await;
     assert_eq!(raw.answer(2).await["error"]["code"], -32602);
-    raw.send(json!({"jsonrpc": "2.0", "id": 3, "method": "tools/list", "params": {"_meta": meta("2099-01-01", true)}})).await;
+    raw.send(json!({"jsonrpc": "2.0", "id": 3, "method": "tools/list", "params": {"_meta": meta("2099-01-01", true)}}))
+        .await;
     let refused = raw.answer(3).await;
     assert_eq!(refused["error"]["code"], -32022);
     assert!(refused["error"]["data"]["supported"].as_array().unwrap().contains(&json!("2026-07-28")));
     raw.send(json!({"jsonrpc": "2.0", "id": 4, "method": "tools/call", "params": {
         "_meta": meta("2026-07-28", true), "name": "atr_nothing", "arguments": {}}}))
-    .await;
+        .await;
     assert_eq!(raw.answer(4).await["error"]["code"], -32602);
     raw.send(json!({"jsonrpc": "2.0", "id": 5, "method": "tools/call", "params": {
         "_meta": meta("2026-07-28", true), "name": "atr_check",
         "arguments": {"pairing": EIP3009, "atr": "/w==", "presented": {}}}}))
-    .await;
+        .await;
     let r = raw.answer(5).await;
     assert_eq!(r["result"]["structuredContent"]["decline"]["code"], "signed-not-bound");
     assert_eq!(r["result"]["isError"], true);
@@ -145,7 +157,7 @@ async fn raw_lifecycles() {
     let mut raw = Raw::start();
     raw.send(json!({"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {
         "protocolVersion": "2025-11-25", "capabilities": {}, "clientInfo": {"name": "raw", "version": "0"}}}))
-    .await;
+        .await;
     let init = raw.answer(1).await;
     assert_eq!(
         init["result"],
@@ -158,7 +170,7 @@ async fn raw_lifecycles() {
     assert_eq!(listed["result"]["tools"].as_array().unwrap().len(), 5);
     raw.send(json!({"jsonrpc": "2.0", "id": 3, "method": "tools/call", "params": {"name": "atr_check",
         "arguments": {"pairing": EIP3009, "atr": "/w==", "presented": {}}}}))
-    .await;
+        .await;
     let r = raw.answer(3).await;
     assert!(r["result"].get("resultType").is_none(), "no resultType for a 2025-11-25 peer");
     assert_eq!(r["result"]["isError"], true);
@@ -180,7 +192,9 @@ async fn eight_tools() {
     // Without a signer, a tool the server does not offer is not found.
     let bare = connect(buyer_server(BuyerOptions::new(Arc::new(seller())))).await;
     let err = bare
-        .call_tool(CallToolRequestParams::new("atr_transact").with_arguments(obj(json!({"pairing": EIP3009, "document": {}}))))
+        .call_tool(
+            CallToolRequestParams::new("atr_transact").with_arguments(obj(json!({"pairing": EIP3009, "document": {}}))),
+        )
         .await;
     assert!(err.is_err(), "atr_transact is not offered without a signer");
 }
@@ -241,10 +255,8 @@ async fn skill() {
     assert!(front.lines().any(|l| l == "name: confirming-the-atr-hash-before-paying"));
     let description = front.lines().find_map(|l| l.strip_prefix("description: ")).expect("description");
     assert!(description.starts_with("Use before") && description.contains("ATR hash"));
-    let steps: Vec<usize> = body
-        .lines()
-        .filter_map(|l| l.split_once(". ").and_then(|(n, _)| n.trim().parse().ok()))
-        .collect();
+    let steps: Vec<usize> =
+        body.lines().filter_map(|l| l.split_once(". ").and_then(|(n, _)| n.trim().parse().ok())).collect();
     assert_eq!(steps, (1..=13).collect::<Vec<_>>(), "thirteen numbered steps in order");
     let re = regex::Regex::new(r"`(atr_[a-z_]+)`").unwrap();
     let named: BTreeSet<String> = re.captures_iter(&text).map(|c| c[1].to_owned()).collect();
@@ -271,13 +283,20 @@ async fn quickstart() {
     assert_eq!(c["request"]["typedData"]["message"], b6["expect"]["message"]);
     assert_eq!(c["chosen"]["choice"]["accepted"], doc()["accepts"][0]);
     assert!(terms::mcp::is_public_address("1.1.1.1"));
-    assert!(c["chosen"]["mac"].as_str().is_some_and(|m| regex::Regex::new(terms::mcp::MAC_PATTERN).unwrap().is_match(m)));
+    assert!(
+        c["chosen"]["mac"].as_str().is_some_and(|m| regex::Regex::new(terms::mcp::MAC_PATTERN).unwrap().is_match(m))
+    );
     assert_eq!(fetch.asked_of(&link()).len(), 1, "one fetch");
 
     let answer = sign(&signer(), &c["request"]).await;
     assert_eq!(answer, b6["expect"]["signature"], "the wallet signs exactly the vectors' message");
     let atr = c["atr"]["base64"].clone();
-    let r = call(&client, "atr_finish", json!({"pairing": EIP3009, "atr": atr, "chosen": c["chosen"], "signature": answer})).await;
+    let r = call(
+        &client,
+        "atr_finish",
+        json!({"pairing": EIP3009, "atr": atr, "chosen": c["chosen"], "signature": answer}),
+    )
+    .await;
     let f = ok(&r);
     assert_eq!(f["atrHash"], h_of_a());
     assert_eq!(f["signed"]["payload"]["authorization"]["nonce"], b6["expect"]["signedNonce"]);
@@ -287,11 +306,13 @@ async fn quickstart() {
     // B7: the payment checks against A, and not against C.
     let r = call(&client, "atr_check", json!({"pairing": EIP3009, "atr": atr, "presented": f["signed"]})).await;
     assert_eq!(ok(&r), json!({"atrHash": h_of_a()}));
-    let r = call(&client, "atr_check", json!({"pairing": EIP3009, "atr": b64(&bytes("C")), "presented": f["signed"]})).await;
+    let r = call(&client, "atr_check", json!({"pairing": EIP3009, "atr": b64(&bytes("C")), "presented": f["signed"]}))
+        .await;
     assert_eq!(declined(&r).0, "signed-not-bound");
     // A chosen from atr_confirm in another order still finishes (non-channel chosen: the mac is dropped).
     let chosen: serde_json::Map<String, Value> = c["chosen"].as_object().unwrap().clone().into_iter().rev().collect();
-    let r = call(&client, "atr_finish", json!({"pairing": EIP3009, "atr": atr, "chosen": chosen, "signature": answer})).await;
+    let r = call(&client, "atr_finish", json!({"pairing": EIP3009, "atr": atr, "chosen": chosen, "signature": answer}))
+        .await;
     assert_eq!(ok(&r)["signed"], f["signed"]);
 }
 
@@ -300,8 +321,17 @@ async fn binary_loopback() {
     let port = counter.addr.port();
     let client = spawn(binary()).await;
     let h = h_of_a();
-    for link in [format!("https://127.0.0.1:{port}/{h}"), format!("https://localhost:{port}/{h}"), format!("https://0x7f.1:{port}/{h}")] {
-        let r = call(&client, "atr_confirm", json!({"pairing": EIP3009, "document": doc_with_link(&link), "account": account()})).await;
+    for link in [
+        format!("https://127.0.0.1:{port}/{h}"),
+        format!("https://localhost:{port}/{h}"),
+        format!("https://0x7f.1:{port}/{h}"),
+    ] {
+        let r = call(
+            &client,
+            "atr_confirm",
+            json!({"pairing": EIP3009, "document": doc_with_link(&link), "account": account()}),
+        )
+        .await;
         let (code, v) = declined(&r);
         assert_eq!(code, "atr-unfetchable", "{link}");
         assert_eq!(v["decline"]["detail"], "The ATR could not be fetched from the link.");
@@ -368,9 +398,21 @@ async fn schema_failures() {
         ("atr_check", json!({"pairing": EIP3009, "atr": a}), "presented"),
         ("atr_finish", json!({"pairing": EIP3009, "atr": a, "chosen": [], "signature": "0x"}), "chosen"),
         ("atr_finish", json!({"pairing": EIP3009, "atr": a, "chosen": {}}), "signature"),
-        ("atr_transact", json!({"pairing": EIP3009, "document": doc(), "approved": {"url": "https://x"}}), "approved.option"),
-        ("atr_transact", json!({"pairing": EIP3009, "document": doc(), "approved": {"url": 1, "option": {}, "required": {}}}), "approved.url"),
-        ("atr_transact", json!({"pairing": EIP3009, "document": doc(), "approved": {"url": "u", "option": {}, "required": {}, "x": 1}}), "approved"),
+        (
+            "atr_transact",
+            json!({"pairing": EIP3009, "document": doc(), "approved": {"url": "https://x"}}),
+            "approved.option",
+        ),
+        (
+            "atr_transact",
+            json!({"pairing": EIP3009, "document": doc(), "approved": {"url": 1, "option": {}, "required": {}}}),
+            "approved.url",
+        ),
+        (
+            "atr_transact",
+            json!({"pairing": EIP3009, "document": doc(), "approved": {"url": "u", "option": {}, "required": {}, "x": 1}}),
+            "approved",
+        ),
         ("atr_transact", json!({"pairing": EIP3009, "document": doc(), "approved": null}), "approved"),
         ("atr_agree", json!({"atr": a, "agreement": agreement_url()}), ""),
         ("atr_agree", json!({"atr": a}), "chosen"),
@@ -379,8 +421,16 @@ async fn schema_failures() {
         ("atr_channel_open", json!({"pairing": EIP3009, "atr": a, "signed": {}}), "mac"),
         ("atr_channel_record_charge", json!({"hold": "h", "charged": "1"}), "hold"),
         ("atr_channel_record_charge", json!({"hold": {}, "charged": 1}), "charged"),
-        ("atr_channel_within", json!({"pairing": EIP3009, "hold": {}, "document": {}, "refund": {"amount": 1}}), "refund.amount"),
-        ("atr_channel_within", json!({"pairing": EIP3009, "hold": {}, "document": {}, "refund": {"all": true}}), "refund"),
+        (
+            "atr_channel_within",
+            json!({"pairing": EIP3009, "hold": {}, "document": {}, "refund": {"amount": 1}}),
+            "refund.amount",
+        ),
+        (
+            "atr_channel_within",
+            json!({"pairing": EIP3009, "hold": {}, "document": {}, "refund": {"all": true}}),
+            "refund",
+        ),
         ("atr_channel_within", json!({"pairing": EIP3009, "hold": {}, "document": {}, "refund": null}), "refund"),
     ];
     for (tool, args, argument) in cases {
@@ -432,7 +482,8 @@ async fn agreement_round_trip() {
     assert_eq!((wallet.count(), seller.paid(&path)), (0, 0));
 
     // Approved: signed once, sent, re-sent after the 202, receipt.
-    let paid = ok(&call(&client, "atr_agree", json!({"atr": atr, "chosen": c["chosen"], "approved": first["approve"]})).await);
+    let paid =
+        ok(&call(&client, "atr_agree", json!({"atr": atr, "chosen": c["chosen"], "approved": first["approve"]})).await);
     assert_eq!(paid["receipt"], agreement("receipt"));
     assert_eq!(paid["atrHash"], agreement("receipt")["atrHash"]);
     assert_eq!(wallet.count(), 1);
@@ -454,7 +505,12 @@ async fn agreement_round_trip() {
     }
     // The main payment, signed by the wallet and finished with the sealed chosen.
     let answer = sign(&wallet, &c2["request"]).await;
-    let f = ok(&call(&client, "atr_finish", json!({"pairing": AGREEMENT_ID, "atr": atr, "chosen": c2["chosen"], "signature": answer})).await);
+    let f = ok(&call(
+        &client,
+        "atr_finish",
+        json!({"pairing": AGREEMENT_ID, "atr": atr, "chosen": c2["chosen"], "signature": answer}),
+    )
+    .await);
     assert_eq!(f["signed"]["payload"]["authorization"]["nonce"], h_of_a());
 }
 
@@ -468,7 +524,12 @@ async fn transact_two_calls() {
     assert_eq!(approve_of(&first), row("BA1")["expect"]["approval"]);
     assert_eq!(first["atr"]["base64"], b64(&bytes("A")));
     assert_eq!((wallet.count(), seller.paid(&path)), (0, 0));
-    let done = ok(&call(&client, "atr_transact", json!({"pairing": AGREEMENT_ID, "document": doc(), "approved": first["approve"]})).await);
+    let done = ok(&call(
+        &client,
+        "atr_transact",
+        json!({"pairing": AGREEMENT_ID, "document": doc(), "approved": first["approve"]}),
+    )
+    .await);
     assert_eq!(done["agreement"], agreement("receipt"));
     assert_eq!(done["signed"]["payload"]["authorization"]["nonce"], h_of_a());
     let calls = wallet.calls();
@@ -514,6 +575,32 @@ async fn cancelled() {
     assert_eq!(v["moved"]["signed"]["payload"]["authorization"]["value"], agreement("option")["amount"]);
     tokio::time::sleep(Duration::from_millis(2500)).await;
     assert_eq!((wallet.count(), seller.paid(&path)), (1, 1), "one signature, one paid request, no polling after");
+
+    // atr_agree hands the same token to the exchange: cancelled before the payment is sent, nothing is signed.
+    let seller = agreement_seller(vec![payment_required("required"), pending()]).await;
+    let wallet = signer();
+    let server = buyer_server(stand_in(Arc::new(ToLoopback::new(&seller))).agreement_signer(Arc::new(wallet.clone())));
+    let c = server
+        .call(
+            "atr_confirm",
+            Some(obj(json!({"pairing": AGREEMENT_ID, "document": doc(), "account": account()}))),
+            CancellationToken::new(),
+        )
+        .await
+        .unwrap();
+    let c = ok(&c);
+    let agree = json!({"atr": c["atr"]["base64"], "chosen": c["chosen"]});
+    let first = ok(&server.call("atr_agree", Some(obj(agree.clone())), CancellationToken::new()).await.unwrap());
+    let mut approved = agree.clone();
+    approved["approved"] = first["approve"].clone();
+    let token = CancellationToken::new();
+    token.cancel();
+    let r = server.call("atr_agree", Some(obj(approved)), token).await.unwrap();
+    let (code, v) = declined(&r);
+    assert_eq!(code, "agreement-failed");
+    assert_eq!(v["decline"]["detail"], "The caller's signal ended the agreement exchange before the payment was sent.");
+    assert!(v.get("moved").is_none());
+    assert_eq!((wallet.count(), seller.paid(&path)), (0, 0));
 
     // Over MCP: the client's notifications/cancelled ends the exchange and no answer comes for that id.
     let seller = agreement_seller(vec![payment_required("required"), pending()]).await;
