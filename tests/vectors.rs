@@ -3,7 +3,6 @@
 #![allow(unreachable_pub)]
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::indexing_slicing, clippy::panic, missing_docs)]
 
-mod conformance;
 mod support;
 
 use std::sync::Mutex;
@@ -31,6 +30,9 @@ macro_rules! ensure {
         }
     };
 }
+
+// After `ensure!`, so that the family modules can use it.
+mod conformance;
 
 fn eq<T: PartialEq + std::fmt::Debug>(what: &str, got: T, want: T) -> Outcome {
     ensure!(got == want, "{what}: got {got:?}, want {want:?}");

@@ -107,19 +107,9 @@ pub fn open_channel(
     })
 }
 
-/// The placeholder answer for a request kind: a zero signature of the kind's form, so a build can be completed and
-/// its channel read before anything is signed.
-fn placeholder(request: &SigningRequest) -> Option<String> {
-    match request {
-        SigningRequest::Eip712 { .. } => Some(format!("0x{}", "00".repeat(65))),
-        SigningRequest::Ed25519Raw(_) | SigningRequest::SolanaMessage(_) => Some("1".repeat(64)),
-        _ => None,
-    }
-}
-
 /// Signs one later payment (a voucher, a partial refund, or the close) in a held channel. The ATR, its hash and the
-/// channel come from the hold and are checked first; the pairing reads only the amount from `doc`. On x402 batch
-/// channels the channel the payment would name is checked before the signer is called; afterwards the signed payment
+/// channel come from the hold and are checked first; the pairing reads only the amount from `doc`. Where the pairing's
+/// plan asks for it, the channel the payment would name is checked before the signer is called; afterwards the signed payment
 /// must be of the expected kind, commit to the held hash where the pairing's voucher carries one, and name the held
 /// channel, or it is dropped.
 pub async fn within(
@@ -160,8 +150,11 @@ pub async fn within(
     }
 
     let args = WithinArgs { doc, hold, h: &h, refund, inputs: &options.inputs };
+    let build_failed = || declined(DeclineCode::OfferUnreadable, format!("{ns}/build-failed"));
     let plan = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| channel.plan_within(&args)))
-        .unwrap_or_else(|_| Err(declined(DeclineCode::OfferUnreadable, format!("{ns}/build-failed"))))?;
+        .unwrap_or_else(|_| Err(build_failed()))?;
+    // The amount the payment signs is read before the signer is called: a plan that names none is never signed.
+    let cumulative = decimal::parse(&plan.cumulative).ok_or_else(build_failed)?;
     let requests = plan.batch.requests().to_vec();
     if plan.precheck {
         let unreadable = || {
@@ -170,8 +163,9 @@ pub async fn within(
                 "The in-channel payment's channel cannot be read before it is signed.",
             )
         };
-        let answers = requests.iter().map(placeholder).collect::<Option<Vec<_>>>().ok_or_else(unreadable)?;
-        let completed = guarded(|| plan.batch.complete(&answers, ""))
+        let answers =
+            requests.iter().map(SigningRequest::placeholder).collect::<Option<Vec<_>>>().ok_or_else(unreadable)?;
+        let completed = guarded(|| plan.batch.complete(&answers, None))
             .map_err(|r| declined(DeclineCode::OfferUnreadable, r.code()))?;
         let would_be = guarded(|| channel.channel_ref(&completed, None))
             .map_err(|r| declined(DeclineCode::OfferUnreadable, r.code()))?;
@@ -194,7 +188,7 @@ pub async fn within(
         _ => return Err(incomplete()),
     };
     let reference = options.ids.next_id();
-    let signed = guarded(|| plan.batch.complete(&answers, &reference)).map_err(|r| not_bound(r.code()))?;
+    let signed = guarded(|| plan.batch.complete(&answers, Some(&reference))).map_err(|r| not_bound(r.code()))?;
 
     let closing = refund.is_some_and(|r| r.amount.is_none());
     let (expected, word) = if closing { (ChannelKind::Close, "close") } else { (ChannelKind::Within, "within") };
@@ -211,10 +205,10 @@ pub async fn within(
     if !same_channel(&guarded(|| channel.channel_ref(&signed, None)), hold) {
         return Err(not_bound("The signed voucher does not name the held channel."));
     }
-    let signed_max = match (decimal::parse(&hold.signed_max), decimal::parse(&plan.cumulative)) {
-        (Some(held), Some(now)) if now > held => decimal::format(now),
-        (Some(_), Some(_)) => hold.signed_max.clone(),
-        _ => return Err(declined(DeclineCode::OfferUnreadable, format!("{ns}/build-failed"))),
+    // The hold keeps the larger of the two, written canonically when the new amount is not below the held one.
+    let signed_max = match decimal::parse(&hold.signed_max) {
+        Some(held) if held > cumulative => hold.signed_max.clone(),
+        _ => decimal::format(cumulative),
     };
     Ok(Within { signed, hold: ChannelHold { signed_max, ..hold.clone() } })
 }

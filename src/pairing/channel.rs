@@ -83,8 +83,9 @@ pub trait Batch: Send + Sync {
     fn requests(&self) -> &[SigningRequest];
 
     /// The payment from the answers, in order. `reference` is a fresh payment id the pairing writes where its
-    /// protocol takes one (the x402 payment-identifier extension).
-    fn complete(&self, answers: &[String], reference: &str) -> Result<Value, Refusal>;
+    /// protocol takes one (the x402 payment-identifier extension); `None` for a trial completion with placeholder
+    /// answers, made only to read the channel the payment would name, which writes no id.
+    fn complete(&self, answers: &[String], reference: Option<&str>) -> Result<Value, Refusal>;
 }
 
 /// What the gate hands a channel pairing to build a later payment: the seller's new document, and the hold's values

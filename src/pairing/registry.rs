@@ -141,6 +141,10 @@ fn implementation(id: &str) -> Option<&'static dyn Pairing> {
     match id {
         #[cfg(feature = "evm")]
         crate::x402::eip155::eip3009::ID => Some(&crate::x402::eip155::eip3009::PAIRING),
+        #[cfg(feature = "evm")]
+        crate::x402::eip155::batch_settlement::ID => Some(&crate::x402::eip155::batch_settlement::PAIRING),
+        #[cfg(feature = "evm")]
+        crate::x402::eip155::cloudflare::ID => Some(&crate::x402::eip155::cloudflare::PAIRING),
         _ => None,
     }
 }

@@ -2,6 +2,8 @@
 //! pairing's filter serves, checking the chosen option is one the document offers, the payment for it, and the
 //! payment-identifier extension.
 
+pub mod batch;
+pub mod channel;
 #[cfg(feature = "evm")]
 pub mod eip155;
 

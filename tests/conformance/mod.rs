@@ -3,9 +3,11 @@
 
 use libtest_mimic::Trial;
 
+pub mod batch_settlement;
+
 /// Every family's trials.
 pub fn trials() -> Vec<Trial> {
     let mut all: Vec<Trial> = Vec::new();
-    let _ = &mut all;
+    all.extend(batch_settlement::trials());
     all
 }

@@ -7,6 +7,7 @@
 
 mod common;
 mod fetch;
+mod real_channel;
 mod seals;
 mod stubs;
 #[path = "../support/mod.rs"]
@@ -27,5 +28,6 @@ fn main() {
     trials.extend(tools::trials());
     trials.extend(seals::trials());
     trials.extend(fetch::trials());
+    trials.extend(real_channel::trials());
     libtest_mimic::run(&Arguments::from_args(), trials).exit();
 }

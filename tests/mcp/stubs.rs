@@ -167,7 +167,7 @@ impl Batch for Vouchers {
     fn requests(&self) -> &[SigningRequest] {
         &self.requests
     }
-    fn complete(&self, answers: &[String], reference: &str) -> Result<Value, Refusal> {
+    fn complete(&self, answers: &[String], reference: Option<&str>) -> Result<Value, Refusal> {
         let [signature] = answers else { return Err(refuse("answers")) };
         if self.closing {
             return Err(refuse("close-not-supported-by-stand-in"));

@@ -187,16 +187,20 @@ impl Fetch for ScriptedFetch {
 }
 
 /// What the counting signer does when asked.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[derive(Clone, Debug, PartialEq, Eq)]
 pub enum Mode {
     Sign,
     Reject,
+    /// Answer this JSON, whatever the request.
+    Answer(Value),
 }
 
 /// A signer that records every request, signs with a local key (or refuses), and can be cloned to share its log.
 #[derive(Clone)]
 pub struct CountingSigner {
     inner: Arc<LocalSigner>,
+    /// The key that signs EIP-712 `Voucher` requests (a batch channel's payer authorizer), where it is not the payer's.
+    voucher: Option<Arc<LocalSigner>>,
     account: String,
     mode: Mode,
     calls: Arc<Mutex<Vec<SigningRequest>>>,
@@ -208,6 +212,7 @@ impl CountingSigner {
         let chain = account.split(':').nth(1).and_then(|c| c.parse().ok()).unwrap_or(1);
         Self {
             inner: Arc::new(LocalSigner::from_hex(key, chain).expect("key")),
+            voucher: None,
             account: account.to_owned(),
             mode: Mode::Sign,
             calls: Arc::default(),
@@ -216,6 +221,16 @@ impl CountingSigner {
     }
     pub fn rejecting(mut self) -> Self {
         self.mode = Mode::Reject;
+        self
+    }
+    /// Signs vouchers (EIP-712 `Voucher`, alone or in a batch) with this key, everything else with the payer's.
+    pub fn with_voucher_key(mut self, key: &str) -> Self {
+        self.voucher = Some(Arc::new(LocalSigner::from_hex(key, 1).expect("key")));
+        self
+    }
+    /// Answers every request with this JSON.
+    pub fn answering(mut self, answer: Value) -> Self {
+        self.mode = Mode::Answer(answer);
         self
     }
     pub fn calls(&self) -> Vec<SigningRequest> {
@@ -229,6 +244,26 @@ impl CountingSigner {
     }
 }
 
+impl CountingSigner {
+    /// One request's answer: a batch answered in order, each voucher by the voucher key where there is one.
+    async fn answer(&self, request: &SigningRequest) -> Result<Signature, SignerError> {
+        let key_of = |r: &SigningRequest| match (r, &self.voucher) {
+            (SigningRequest::Eip712 { typed_data }, Some(v)) if typed_data.primary_type == "Voucher" => v.clone(),
+            _ => self.inner.clone(),
+        };
+        match request {
+            SigningRequest::Batch { requests } => {
+                let mut out = Vec::new();
+                for r in requests {
+                    out.push(key_of(r).sign(r).await?.into_json());
+                }
+                Ok(Signature::new(Value::Array(out)))
+            }
+            other => key_of(other).sign(other).await,
+        }
+    }
+}
+
 impl Signer for CountingSigner {
     fn account(&self) -> &str {
         &self.account
@@ -236,10 +271,11 @@ impl Signer for CountingSigner {
     fn sign<'a>(&'a self, request: &'a SigningRequest) -> BoxFuture<'a, Result<Signature, SignerError>> {
         self.calls.lock().unwrap().push(request.clone());
         Box::pin(async move {
-            if self.mode == Mode::Reject {
-                return Err(SignerError::new("refused"));
-            }
-            let answer = self.inner.sign(request).await?;
+            let answer = match &self.mode {
+                Mode::Reject => return Err(SignerError::new("refused")),
+                Mode::Answer(a) => Signature::new(a.clone()),
+                Mode::Sign => self.answer(request).await?,
+            };
             self.answers.lock().unwrap().push(answer.as_json().clone());
             Ok(answer)
         })

@@ -1,6 +1,9 @@
 //! The x402 pairings on EIP-155 chains. H rides in a field the payer signs: the EIP-3009 nonce, the Permit2 nonce,
-//! a delegation salt, an escrow salt or a channel salt.
+//! a delegation salt, an escrow salt or a channel salt; and Cloudflare's batch settlement, paid after an agreement
+//! payment.
 
+pub mod batch_settlement;
+pub mod cloudflare;
 pub mod eip3009;
 
 use alloy_primitives::U256;

@@ -1,0 +1,155 @@
+//! `x402/batch-settlement/cloudflare`: Cloudflare's batch-settlement scheme on `cloudflare:402`. H rides the
+//! challenge's `extensions.legalContext`, echoed in the payment; the agent's RFC 9421 HTTP message signature covers
+//! the header that carries it and Cloudflare verifies that signature, bills the agent's registered identity off chain,
+//! and publishes nothing. So the payment is no public proof of H: the buyer pays an x402 agreement payment first, and
+//! the build is itself the payment (the signer is handed nothing).
+//!
+//! It sits with the EIP-155 family because the only way to pay it is after an agreement payment, and every
+//! public-proof x402 pairing this build has is an EIP-155 one.
+
+use serde_json::{Map, Value};
+
+use crate::hash::AtrHash;
+use crate::json::safe_int;
+use crate::pairing::{Advertised, ChooseContext, Chosen, Completion, Offer, Pairing, Unsigned};
+use crate::refusal::Refusal;
+use crate::signer::{Signature, SigningRequest};
+use crate::x402::batch::SCHEME;
+use crate::x402::{
+    Served, accepted_by, amount_of, check_chosen, legal_context_of, read_with, served_if, timeout_seconds,
+    with_payment_identifier,
+};
+
+/// The pairing id.
+pub const ID: &str = "x402/batch-settlement/cloudflare";
+/// The pairing.
+pub static PAIRING: Cloudflare = Cloudflare;
+/// Cloudflare's x402 network.
+pub const NETWORK: &str = "cloudflare:402";
+
+/// Whether the option is this pairing's: scheme `batch-settlement` on `cloudflare:402`, payTo `merchant`, a
+/// three-letter currency as the asset, and `extra.version` present.
+fn pairs(option: &Map<String, Value>) -> bool {
+    let Some(extra) = option.get("extra").and_then(Value::as_object) else { return false };
+    let currency = option
+        .get("asset")
+        .and_then(Value::as_str)
+        .is_some_and(|a| a.len() == 3 && a.bytes().all(|b| b.is_ascii_uppercase()));
+    option.get("scheme").and_then(Value::as_str) == Some(SCHEME)
+        && option.get("network").and_then(Value::as_str) == Some(NETWORK)
+        && option.get("payTo").and_then(Value::as_str) == Some("merchant")
+        && currency
+        && extra.contains_key("version")
+}
+
+/// A positive amount and a positive safe-integer `maxTimeoutSeconds`.
+fn payable(option: &Map<String, Value>) -> bool {
+    option.get("amount").and_then(amount_of).is_some()
+        && option.get("maxTimeoutSeconds").and_then(timeout_seconds).is_some()
+}
+
+fn filter(option: &Map<String, Value>) -> Served {
+    served_if(pairs(option), || payable(option))
+}
+
+/// Whether the account is `cloudflare:402:` and an agent reference of 1 to 128 CAIP-10 address characters.
+fn is_agent_account(account: &str) -> bool {
+    account.strip_prefix("cloudflare:402:").is_some_and(|a| {
+        (1..=128).contains(&a.len())
+            && a.bytes().all(|b| b == b'-' || b == b'.' || b == b'%' || b.is_ascii_alphanumeric())
+    })
+}
+
+/// The pairing `x402/batch-settlement/cloudflare`.
+#[derive(Debug, Clone, Copy, Default)]
+pub struct Cloudflare;
+
+impl Pairing for Cloudflare {
+    fn id(&self) -> &'static str {
+        ID
+    }
+
+    fn public_proof(&self) -> bool {
+        false
+    }
+
+    fn read(&self, doc: &Value) -> Result<Advertised, Refusal> {
+        read_with(doc, filter)
+    }
+
+    /// The first option on `cloudflare:402`, for an agent's `cloudflare:402:<agent>` account.
+    fn choose(&self, read: &Advertised, ctx: &ChooseContext<'_>) -> Result<Chosen, Refusal> {
+        let no_option = || Refusal::fixed("x402/no-payable-option");
+        let Offer::X402 { required, options } = &read.offer else { return Err(no_option()) };
+        if !is_agent_account(ctx.account) {
+            return Err(no_option());
+        }
+        let accepted = options.iter().find(|o| o.get("network").and_then(Value::as_str) == Some(NETWORK));
+        let accepted = accepted.ok_or_else(no_option)?;
+        let mut choice = Map::new();
+        choice.insert("required".into(), required.clone());
+        choice.insert("accepted".into(), accepted.clone());
+        Ok(Chosen { pairing: ID.into(), choice, reference: ctx.reference.into(), agreement: None })
+    }
+
+    fn build(&self, chosen: &Chosen, _atr: &[u8], h: &AtrHash) -> Result<Box<dyn Unsigned>, Refusal> {
+        Ok(Box::new(build(&chosen.choice, h)?))
+    }
+
+    fn bound(&self, presented: &Value, _landed: Option<&Value>) -> Result<AtrHash, Refusal> {
+        bound(presented)
+    }
+}
+
+/// The payment, built: nothing to sign.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Payment {
+    payment: Value,
+}
+
+impl Payment {
+    /// The payment as built, before the payment identifier is written.
+    pub fn payment(&self) -> &Value {
+        &self.payment
+    }
+}
+
+/// Builds the payment from a choice `{required, accepted}` when the challenge's legal context carries H
+/// (`x402/legal-context-conflict` otherwise): the option's amount and asset, the option, and the challenge's
+/// extensions echoed.
+pub fn build(choice: &Map<String, Value>, h: &AtrHash) -> Result<Payment, Refusal> {
+    let (required, accepted) = check_chosen(choice.get("required"), choice.get("accepted"), filter)?;
+    let (advertised, _) = legal_context_of(required.get("extensions"))?;
+    if advertised != *h {
+        return Err(Refusal::fixed("x402/legal-context-conflict"));
+    }
+    let mut payload = Map::new();
+    payload.insert("amount".into(), accepted.get("amount").cloned().unwrap_or(Value::Null));
+    payload.insert("asset".into(), accepted.get("asset").cloned().unwrap_or(Value::Null));
+    let mut payment = Map::new();
+    payment.insert("x402Version".into(), Value::from(2));
+    payment.insert("payload".into(), Value::Object(payload));
+    payment.insert("accepted".into(), Value::Object(accepted.clone()));
+    payment.insert("extensions".into(), required.get("extensions").cloned().unwrap_or(Value::Null));
+    Ok(Payment { payment: Value::Object(payment) })
+}
+
+impl Unsigned for Payment {
+    fn request(&self) -> Result<Option<SigningRequest>, Refusal> {
+        Ok(None)
+    }
+
+    fn complete(&self, _answers: &[Signature], chosen: &Chosen) -> Result<Completion, Refusal> {
+        Ok(Completion::Payment { payment: with_payment_identifier(self.payment.clone(), chosen)?, landed: None })
+    }
+}
+
+/// Reads H back: the echoed `extensions.legalContext` hash, from a payment whose `accepted` the filter serves. The
+/// agent's HTTP message signature is not verified here.
+pub fn bound(presented: &Value) -> Result<AtrHash, Refusal> {
+    let Some(p) = presented.as_object().filter(|p| p.get("x402Version").and_then(safe_int) == Some(2)) else {
+        return Err(Refusal::fixed("x402/not-v2"));
+    };
+    accepted_by(p.get("accepted"), filter)?;
+    legal_context_of(p.get("extensions")).map(|(h, _)| h)
+}
