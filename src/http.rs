@@ -49,6 +49,18 @@ fn hardened() -> reqwest::ClientBuilder {
         .referer(false)
 }
 
+/// The error and every error beneath it, so that the cause (a refused address, a TLS failure) reaches the log.
+fn with_sources(error: &dyn std::error::Error) -> String {
+    let mut text = error.to_string();
+    let mut source = error.source();
+    while let Some(cause) = source {
+        text.push_str(": ");
+        text.push_str(&cause.to_string());
+        source = cause.source();
+    }
+    text
+}
+
 type Pending = Pin<Box<dyn Future<Output = (reqwest::Response, Option<Result<Bytes, FetchError>>)> + Send>>;
 
 /// The body of a reqwest response as a stream of chunks, read as sent.
@@ -89,7 +101,7 @@ impl Fetch for HttpFetch {
             for (name, value) in request.headers {
                 builder = builder.header(*name, *value);
             }
-            let response = builder.send().await.map_err(FetchError::new)?;
+            let response = builder.send().await.map_err(|e| FetchError::new(with_sources(&e)))?;
             let status = response.status().as_u16();
             let headers = response
                 .headers()

@@ -17,6 +17,8 @@ pub mod json;
 pub mod link;
 #[cfg(feature = "local-signer")]
 pub mod local;
+#[cfg(feature = "mcp")]
+pub mod mcp;
 pub mod pairing;
 mod refusal;
 pub mod signer;

@@ -1,0 +1,231 @@
+//! The gate as MCP tools, for an agent that pays through an MCP client: `atr_confirm`, `atr_finish`, `atr_check`,
+//! `atr_channel_open` and `atr_channel_record_charge` always; `atr_agree` with an agreement signer or a signer;
+//! `atr_transact` and `atr_channel_within` with a signer. Each tool call is one call into the gate; this module adds
+//! the transport (rmcp), the JSON form of values, the input schemas, and the seals that make `chosen`, channel
+//! openings and holds usable only as this process returned them.
+//!
+//! ```no_run
+//! # async fn serve() -> Result<(), Box<dyn std::error::Error>> {
+//! use std::sync::Arc;
+//! use terms::mcp::rmcp::ServiceExt as _;
+//! use terms::mcp::{BuyerOptions, PublicFetch, buyer_server};
+//!
+//! let server = buyer_server(BuyerOptions::new(Arc::new(PublicFetch::new()?)));
+//! server.serve(terms::mcp::rmcp::transport::stdio()).await?.waiting().await?;
+//! # Ok(()) }
+//! ```
+
+mod public;
+mod schema;
+mod seal;
+mod tools;
+
+use std::fmt;
+use std::sync::Arc;
+
+use rmcp::model::{
+    CallToolRequestParams, CallToolResponse, CallToolResult, ContentBlock, Implementation, JsonObject, ListToolsResult,
+    PaginatedRequestParams, ServerCapabilities, ServerConfig, Tool,
+};
+use rmcp::service::RequestContext;
+use rmcp::{ErrorData, RoleServer, ServerHandler};
+use serde_json::{Value, json};
+use tokio_util::sync::CancellationToken;
+
+/// The rmcp crate the server is built on (its `ServiceExt` serves a [`BuyerServer`] over a transport).
+pub use rmcp;
+
+pub use public::{Lookup, PublicFetch, PublicResolver, SystemLookup, check_link, is_public_address, is_public_ip};
+pub use schema::{BASE64_PATTERN, MAC_PATTERN};
+
+use crate::decline::Declined;
+use crate::fetch::Fetch;
+use crate::gate::Options;
+use crate::pairing::Pairing;
+use crate::signer::Signer;
+
+/// The server's name in `serverInfo`.
+pub const SERVER_NAME: &str = "integraledger-terms";
+
+/// The server's version in `serverInfo`: this crate's.
+pub const SERVER_VERSION: &str = env!("CARGO_PKG_VERSION");
+
+/// Every tool the server can offer, in the order it lists them (which ones it offers depends on the signers).
+pub const TOOL_NAMES: [&str; 8] = [
+    "atr_confirm",
+    "atr_finish",
+    "atr_check",
+    "atr_transact",
+    "atr_agree",
+    "atr_channel_open",
+    "atr_channel_record_charge",
+    "atr_channel_within",
+];
+
+/// How a pairing id becomes a pairing: [`crate::pairing()`] unless a host gives its own.
+pub type PairingResolver = Arc<dyn Fn(&str) -> Result<&'static dyn Pairing, Declined> + Send + Sync>;
+
+/// What the server is built from: the fetch every tool that reaches the network uses, and the host's signers.
+#[derive(Clone)]
+pub struct BuyerOptions {
+    fetch: Arc<dyn Fetch>,
+    signer: Option<Arc<dyn Signer>>,
+    agreement_signer: Option<Arc<dyn Signer>>,
+    pairings: PairingResolver,
+    gate: Options,
+}
+
+impl fmt::Debug for BuyerOptions {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("BuyerOptions")
+            .field("signer", &self.signer.as_ref().map(|s| s.account().to_owned()))
+            .field("agreement_signer", &self.agreement_signer.as_ref().map(|s| s.account().to_owned()))
+            .field("gate", &self.gate)
+            .finish_non_exhaustive()
+    }
+}
+
+impl BuyerOptions {
+    /// No signer: the server offers the five tools that sign nothing.
+    pub fn new(fetch: Arc<dyn Fetch>) -> Self {
+        Self {
+            fetch,
+            signer: None,
+            agreement_signer: None,
+            pairings: Arc::new(crate::pairing::pairing),
+            gate: Options::new(),
+        }
+    }
+
+    /// The host's wallet: adds `atr_transact`, `atr_agree` and `atr_channel_within`.
+    #[must_use]
+    pub fn signer(mut self, signer: Arc<dyn Signer>) -> Self {
+        self.signer = Some(signer);
+        self
+    }
+
+    /// The wallet that pays agreement payments, where it is not the signer: adds `atr_agree`.
+    #[must_use]
+    pub fn agreement_signer(mut self, signer: Arc<dyn Signer>) -> Self {
+        self.agreement_signer = Some(signer);
+        self
+    }
+
+    /// The gate options every call starts from: its clock and payment ids. Each call sets its own inputs,
+    /// approval, cancellation and agreement signer over them.
+    #[must_use]
+    pub fn gate_options(mut self, options: Options) -> Self {
+        self.gate = options;
+        self
+    }
+
+    /// How pairing ids resolve, in place of this build's registry. For hosts that bring a pairing of their own
+    /// and for tests that stand a stub in for a family this build lacks; the input schema still admits only the
+    /// 67 ids of [`REGISTRY`](crate::pairing::REGISTRY).
+    #[must_use]
+    pub fn pairings(mut self, resolver: PairingResolver) -> Self {
+        self.pairings = resolver;
+        self
+    }
+}
+
+/// The MCP server: an rmcp [`ServerHandler`] whose tools call the gate. Cheap to clone.
+#[derive(Clone)]
+pub struct BuyerServer {
+    options: Arc<BuyerOptions>,
+}
+
+impl fmt::Debug for BuyerServer {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("BuyerServer").field("tools", &self.tool_names()).finish()
+    }
+}
+
+/// The server with its tools registered. Serve it with rmcp, e.g. `server.serve(rmcp::transport::stdio())`.
+pub fn buyer_server(options: BuyerOptions) -> BuyerServer {
+    BuyerServer { options: Arc::new(options) }
+}
+
+impl BuyerServer {
+    fn offers(&self, name: &str) -> bool {
+        let o = &self.options;
+        match name {
+            "atr_transact" | "atr_channel_within" => o.signer.is_some(),
+            "atr_agree" => o.signer.is_some() || o.agreement_signer.is_some(),
+            other => TOOL_NAMES.contains(&other),
+        }
+    }
+
+    /// The names of the tools this server offers, in listing order.
+    pub fn tool_names(&self) -> Vec<&'static str> {
+        TOOL_NAMES.iter().copied().filter(|n| self.offers(n)).collect()
+    }
+
+    /// The tools this server offers, as `tools/list` gives them.
+    pub fn tools(&self) -> Vec<Tool> {
+        self.tool_names().into_iter().filter_map(tools::definition).collect()
+    }
+
+    /// Calls a tool without a transport: what `tools/call` does. `None` for a tool this server does not offer.
+    /// `cancel` ends an agreement exchange of `atr_transact` or `atr_agree`, as a client's
+    /// `notifications/cancelled` does.
+    pub async fn call(
+        &self,
+        name: &str,
+        arguments: Option<JsonObject>,
+        cancel: CancellationToken,
+    ) -> Option<CallToolResult> {
+        if !self.offers(name) {
+            return None;
+        }
+        let arguments = arguments.unwrap_or_default();
+        Some(match tools::run(&self.options, name, &arguments, cancel).await {
+            Ok(v) => result(v, false),
+            Err(tools::Fail::Result(v)) => result(v, true),
+            Err(tools::Fail::Invalid(why)) => {
+                result(json!({"invalid": {"argument": why.argument, "reason": why.reason}}), true)
+            }
+        })
+    }
+}
+
+/// A tool result: the value as `structuredContent` and as the JSON text of the one content block; `isError` only
+/// on a decline or a schema failure.
+fn result(value: Value, is_error: bool) -> CallToolResult {
+    let text = serde_json::to_string(&value).unwrap_or_default();
+    let mut r = CallToolResult::default();
+    r.content = vec![ContentBlock::text(text)];
+    r.structured_content = Some(value);
+    r.is_error = is_error.then_some(true);
+    r
+}
+
+impl ServerHandler for BuyerServer {
+    fn get_info(&self) -> ServerConfig {
+        ServerConfig::new(ServerCapabilities::builder().enable_tools().build())
+            .with_server_info(Implementation::new(SERVER_NAME, SERVER_VERSION))
+    }
+
+    async fn list_tools(
+        &self,
+        _request: Option<PaginatedRequestParams>,
+        _context: RequestContext<RoleServer>,
+    ) -> Result<ListToolsResult, ErrorData> {
+        Ok(ListToolsResult::with_all_items(self.tools()))
+    }
+
+    async fn call_tool(
+        &self,
+        request: CallToolRequestParams,
+        context: RequestContext<RoleServer>,
+    ) -> Result<CallToolResponse, ErrorData> {
+        match self.call(&request.name, request.arguments, context.ct.clone()).await {
+            Some(r) => Ok(r.into()),
+            None => Err(ErrorData::invalid_params(format!("tool not found: {}", request.name), None)),
+        }
+    }
+
+    fn get_tool(&self, name: &str) -> Option<Tool> {
+        self.offers(name).then(|| tools::definition(name)).flatten()
+    }
+}

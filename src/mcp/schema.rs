@@ -1,0 +1,185 @@
+//! The tools' input schemas, and the check of arguments against them. rmcp validates nothing, so each schema is
+//! written once as a table of fields; the JSON Schema a client sees and the check the server runs are both made
+//! from that table and cannot drift apart. Every call is checked before anything is fetched or signed.
+
+use serde_json::{Map, Value, json};
+
+use crate::codec::b64_decode;
+use crate::pairing::REGISTRY;
+
+use super::seal::is_mac_form;
+
+/// Canonical padded standard base64 (RFC 4648 §3.5) as a regular expression: groups of four, then at most one
+/// padded group whose unused bits are zero.
+pub const BASE64_PATTERN: &str =
+    "^(?:[A-Za-z0-9+/]{4})*(?:[A-Za-z0-9+/]{2}[AEIMQUYcgkosw048]=|[A-Za-z0-9+/][AQgw]==)?$";
+
+/// A mac: `0x` and 64 lower-case hex digits.
+pub const MAC_PATTERN: &str = "^0x[0-9a-f]{64}$";
+
+/// What one argument may be.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Kind {
+    /// One of the 67 pairing ids.
+    Pairing,
+    /// Any JSON value, `null` included.
+    Json,
+    /// A JSON object with any members.
+    Object,
+    /// A string.
+    Text,
+    /// Canonical padded standard base64.
+    Base64,
+    /// A mac.
+    Mac,
+    /// `{ amount?: string }`.
+    Refund,
+    /// The agreement payment to approve: `{ url: string, option: object, required: object }`.
+    Approved,
+}
+
+/// One argument of a tool.
+#[derive(Debug, Clone, Copy)]
+pub(crate) struct Field {
+    pub(crate) name: &'static str,
+    pub(crate) kind: Kind,
+    pub(crate) required: bool,
+    pub(crate) about: &'static str,
+}
+
+pub(crate) const fn field(name: &'static str, kind: Kind, about: &'static str) -> Field {
+    Field { name, kind, required: true, about }
+}
+
+pub(crate) const fn optional(name: &'static str, kind: Kind, about: &'static str) -> Field {
+    Field { name, kind, required: false, about }
+}
+
+fn pairing_ids() -> Vec<Value> {
+    REGISTRY.iter().map(|e| Value::String(e.id.to_owned())).collect()
+}
+
+fn kind_schema(kind: Kind) -> Value {
+    match kind {
+        Kind::Pairing => json!({"type": "string", "enum": pairing_ids()}),
+        Kind::Json => json!({}),
+        Kind::Object => json!({"type": "object"}),
+        Kind::Text => json!({"type": "string"}),
+        Kind::Base64 => json!({"type": "string", "contentEncoding": "base64", "pattern": BASE64_PATTERN}),
+        Kind::Mac => json!({"type": "string", "pattern": MAC_PATTERN}),
+        Kind::Refund => json!({
+            "type": "object",
+            "properties": {"amount": {"type": "string"}},
+            "additionalProperties": false
+        }),
+        Kind::Approved => json!({
+            "type": "object",
+            "properties": {
+                "url": {"type": "string"},
+                "option": {"type": "object"},
+                "required": {"type": "object"}
+            },
+            "required": ["url", "option", "required"],
+            "additionalProperties": false
+        }),
+    }
+}
+
+/// The JSON Schema of a tool's arguments: an object with exactly these members.
+pub(crate) fn schema(fields: &[Field]) -> Map<String, Value> {
+    let mut properties = Map::new();
+    for f in fields {
+        let mut s = kind_schema(f.kind);
+        if let Value::Object(m) = &mut s {
+            m.insert("description".to_owned(), Value::String(f.about.to_owned()));
+        }
+        properties.insert(f.name.to_owned(), s);
+    }
+    let required: Vec<Value> = fields.iter().filter(|f| f.required).map(|f| Value::String(f.name.into())).collect();
+    let mut out = Map::new();
+    out.insert("type".into(), json!("object"));
+    out.insert("properties".into(), Value::Object(properties));
+    out.insert("required".into(), Value::Array(required));
+    out.insert("additionalProperties".into(), json!(false));
+    out
+}
+
+/// Why arguments fail their schema.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) struct Invalid {
+    /// The argument, or `""` for the arguments as a whole.
+    pub(crate) argument: String,
+    /// What is wrong with it.
+    pub(crate) reason: String,
+}
+
+fn invalid(argument: &str, reason: impl Into<String>) -> Invalid {
+    Invalid { argument: argument.to_owned(), reason: reason.into() }
+}
+
+fn only_members(value: &Map<String, Value>, allowed: &[&str], argument: &str) -> Result<(), Invalid> {
+    match value.keys().find(|k| !allowed.contains(&k.as_str())) {
+        Some(extra) => Err(invalid(argument, format!("has a member `{extra}` the schema does not name"))),
+        None => Ok(()),
+    }
+}
+
+fn check_kind(name: &str, kind: Kind, value: &Value) -> Result<(), Invalid> {
+    match kind {
+        Kind::Json => Ok(()),
+        Kind::Object if value.is_object() => Ok(()),
+        Kind::Object => Err(invalid(name, "must be a JSON object")),
+        Kind::Text if value.is_string() => Ok(()),
+        Kind::Text => Err(invalid(name, "must be a string")),
+        Kind::Pairing => match value.as_str() {
+            Some(id) if REGISTRY.iter().any(|e| e.id == id) => Ok(()),
+            _ => Err(invalid(name, "must be one of the 67 pairing ids")),
+        },
+        Kind::Base64 => match value.as_str() {
+            Some(text) if b64_decode(text).is_some() => Ok(()),
+            _ => Err(invalid(name, "must be padded standard base64 in canonical form")),
+        },
+        Kind::Mac => match value.as_str() {
+            Some(text) if is_mac_form(text) => Ok(()),
+            _ => Err(invalid(name, "must be 0x and 64 lower-case hex digits")),
+        },
+        Kind::Refund => {
+            let Some(map) = value.as_object() else { return Err(invalid(name, "must be a JSON object")) };
+            only_members(map, &["amount"], name)?;
+            match map.get("amount") {
+                Some(a) if !a.is_string() => Err(invalid(&format!("{name}.amount"), "must be a string")),
+                _ => Ok(()),
+            }
+        }
+        Kind::Approved => {
+            let Some(map) = value.as_object() else { return Err(invalid(name, "must be a JSON object")) };
+            only_members(map, &["url", "option", "required"], name)?;
+            for (member, object) in [("url", false), ("option", true), ("required", true)] {
+                let path = format!("{name}.{member}");
+                match map.get(member) {
+                    None => return Err(invalid(&path, "is required")),
+                    Some(v) if object && !v.is_object() => return Err(invalid(&path, "must be a JSON object")),
+                    Some(v) if !object && !v.is_string() => return Err(invalid(&path, "must be a string")),
+                    Some(_) => {}
+                }
+            }
+            Ok(())
+        }
+    }
+}
+
+/// Checks the arguments against the fields: an object, every required member present, no member the schema does
+/// not name, each of its kind. An optional member given as `null` is not absent: it fails unless its kind is
+/// [`Kind::Json`].
+pub(crate) fn check(fields: &[Field], arguments: &Map<String, Value>) -> Result<(), Invalid> {
+    let names: Vec<&str> = fields.iter().map(|f| f.name).collect();
+    only_members(arguments, &names, "")?;
+    for f in fields {
+        match arguments.get(f.name) {
+            None if f.required => return Err(invalid(f.name, "is required")),
+            None => {}
+            Some(value) => check_kind(f.name, f.kind, value)?,
+        }
+    }
+    Ok(())
+}

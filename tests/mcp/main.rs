@@ -1,0 +1,33 @@
+//! The MCP server end to end: the real `terms-mcp` binary over stdio, a helper process of this test binary serving
+//! `buyer_server` with a local wallet (started with `TERMS_MCP_TEST_SERVER=1`), and in-process servers over an
+//! in-memory duplex, all driven by rmcp's own client or by raw JSON-RPC lines. Plus the public-address-only fetch
+//! against a loopback listener that counts connections.
+#![allow(unreachable_pub, missing_docs)]
+#![allow(clippy::unwrap_used, clippy::expect_used, clippy::indexing_slicing, clippy::panic, clippy::unit_arg)]
+
+mod common;
+mod fetch;
+mod real_channel;
+mod seals;
+mod stubs;
+#[path = "../support/mod.rs"]
+mod support;
+mod tools;
+
+use libtest_mimic::{Arguments, Trial};
+
+/// Set in a child's environment: serve the stand-in server over stdio instead of running the tests.
+pub const HELPER_ENV: &str = "TERMS_MCP_TEST_SERVER";
+
+fn main() {
+    if std::env::var_os(HELPER_ENV).is_some() {
+        common::serve_helper();
+        return;
+    }
+    let mut trials: Vec<Trial> = Vec::new();
+    trials.extend(tools::trials());
+    trials.extend(seals::trials());
+    trials.extend(fetch::trials());
+    trials.extend(real_channel::trials());
+    libtest_mimic::run(&Arguments::from_args(), trials).exit();
+}

@@ -1,0 +1,621 @@
+//! Listing, lifecycles, definitions, the skill, the quickstart through the tools, declines, schema failures, the
+//! agreement round trip and cancellation.
+
+use std::collections::BTreeSet;
+use std::sync::Arc;
+use std::time::Duration;
+
+use libtest_mimic::Trial;
+use rmcp::model::{CallToolRequest, CallToolRequestParams, ClientRequest, ProtocolVersion};
+use rmcp::service::PeerRequestOptions;
+use rmcp::{ClientLifecycleMode, ClientServiceExt};
+use serde_json::{Value, json};
+use terms::mcp::{BuyerOptions, SERVER_NAME, TOOL_NAMES, buyer_server};
+use terms::pairing::REGISTRY;
+use terms::{Signer, SigningRequest};
+use tokio::io::{AsyncBufReadExt, AsyncWriteExt, BufReader};
+use tokio_util::sync::CancellationToken;
+
+use crate::common::*;
+use crate::stubs::AGREEMENT_ID;
+use crate::support::{Reply, ScriptedFetch};
+
+const EIP3009: &str = "x402/exact/eip155/eip3009";
+
+pub fn trials() -> Vec<Trial> {
+    vec![
+        Trial::test("mcp::binary_lists_five_tools_after_initialize", || Ok(run(binary_initialize()))),
+        Trial::test("mcp::binary_lists_five_tools_per_request", || Ok(run(binary_per_request()))),
+        Trial::test("mcp::binary_raw_lifecycles", || Ok(run(raw_lifecycles()))),
+        Trial::test("mcp::signer_process_lists_eight_tools", || Ok(run(eight_tools()))),
+        Trial::test("mcp::tool_definitions", || Ok(run(definitions()))),
+        Trial::test("mcp::skill_names_every_tool", || Ok(run(skill()))),
+        Trial::test("mcp::quickstart_confirm_finish_check", || Ok(run(quickstart()))),
+        Trial::test("mcp::binary_confirm_of_loopback_link_is_unfetchable", || Ok(run(binary_loopback()))),
+        Trial::test("mcp::planted_atr_is_hash_mismatch", || Ok(run(planted()))),
+        Trial::test("mcp::non_utf8_atr_and_unbuilt_pairing", || Ok(run(odd_values()))),
+        Trial::test("mcp::schema_failures_fetch_and_sign_nothing", || Ok(run(schema_failures()))),
+        Trial::test("mcp::agreement_round_trip_on_loopback", || Ok(run(agreement_round_trip()))),
+        Trial::test("mcp::transact_approve_then_pay_on_loopback", || Ok(run(transact_two_calls()))),
+        Trial::test("mcp::cancelled_agreement_exchange", || Ok(run(cancelled()))),
+    ]
+}
+
+fn names(tools: &[rmcp::model::Tool]) -> Vec<String> {
+    tools.iter().map(|t| t.name.to_string()).collect()
+}
+
+fn five() -> Vec<String> {
+    ["atr_confirm", "atr_finish", "atr_check", "atr_channel_open", "atr_channel_record_charge"]
+        .map(String::from)
+        .to_vec()
+}
+
+async fn binary_initialize() {
+    let client = spawn(binary()).await;
+    let info = client.peer_info().expect("server info");
+    assert_eq!(info.server_info.as_ref().unwrap().name, SERVER_NAME);
+    assert_eq!(info.server_info.as_ref().unwrap().version, env!("CARGO_PKG_VERSION"));
+    assert_eq!(serde_json::to_value(&info.capabilities).unwrap(), json!({"tools": {}}));
+    assert_eq!(names(&client.list_all_tools().await.unwrap()), five());
+    client.cancel().await.unwrap();
+}
+
+async fn binary_per_request() {
+    let transport = rmcp::transport::TokioChildProcess::new(binary()).unwrap();
+    let client = ()
+        .serve_with_lifecycle(
+            transport,
+            ClientLifecycleMode::Discover { preferred_versions: vec![ProtocolVersion::V_2026_07_28] },
+        )
+        .await
+        .expect("discover");
+    assert_eq!(names(&client.list_all_tools().await.unwrap()), five());
+    let r = call(&client, "atr_check", json!({"pairing": EIP3009, "atr": b64(&bytes("A")), "presented": {}})).await;
+    assert_eq!(declined(&r).0, "signed-not-bound");
+    client.cancel().await.unwrap();
+}
+
+/// Raw JSON-RPC lines to the binary, answers matched by id.
+struct Raw {
+    child: tokio::process::Child,
+    stdin: tokio::process::ChildStdin,
+    lines: tokio::io::Lines<BufReader<tokio::process::ChildStdout>>,
+}
+
+impl Raw {
+    fn start() -> Self {
+        let mut child = binary()
+            .stdin(std::process::Stdio::piped())
+            .stdout(std::process::Stdio::piped())
+            .kill_on_drop(true)
+            .spawn()
+            .unwrap();
+        let stdin = child.stdin.take().unwrap();
+        let lines = BufReader::new(child.stdout.take().unwrap()).lines();
+        Self { child, stdin, lines }
+    }
+    async fn send(&mut self, message: Value) {
+        let mut line = serde_json::to_string(&message).unwrap();
+        line.push('\n');
+        self.stdin.write_all(line.as_bytes()).await.unwrap();
+    }
+    async fn answer(&mut self, id: i64) -> Value {
+        loop {
+            let line =
+                tokio::time::timeout(Duration::from_secs(30), self.lines.next_line()).await.unwrap().unwrap().unwrap();
+            let v: Value = serde_json::from_str(&line).expect("every stdout line is JSON-RPC");
+            if v["id"] == id {
+                return v;
+            }
+        }
+    }
+}
+
+fn meta(version: &str, capabilities: bool) -> Value {
+    let mut m = json!({"io.modelcontextprotocol/protocolVersion": version});
+    if capabilities {
+        m["io.modelcontextprotocol/clientCapabilities"] = json!({});
+    }
+    m
+}
+
+async fn raw_lifecycles() {
+    // The 2026-07-28 opening: every request carries its own _meta, no initialize.
+    let mut raw = Raw::start();
+    raw.send(json!({"jsonrpc": "2.0", "id": 1, "method": "tools/list", "params": {"_meta": meta("2026-07-28", true)}}))
+        .await;
+    let listed = raw.answer(1).await;
+    let got: Vec<&str> =
+        listed["result"]["tools"].as_array().unwrap().iter().map(|t| t["name"].as_str().unwrap()).collect();
+    assert_eq!(got, five());
+    raw.send(
+        json!({"jsonrpc": "2.0", "id": 2, "method": "tools/list", "params": {"_meta": meta("2026-07-28", false)}}),
+    )
+    .await;
+    assert_eq!(raw.answer(2).await["error"]["code"], -32602);
+    raw.send(json!({"jsonrpc": "2.0", "id": 3, "method": "tools/list", "params": {"_meta": meta("2099-01-01", true)}}))
+        .await;
+    let refused = raw.answer(3).await;
+    assert_eq!(refused["error"]["code"], -32022);
+    assert!(refused["error"]["data"]["supported"].as_array().unwrap().contains(&json!("2026-07-28")));
+    raw.send(json!({"jsonrpc": "2.0", "id": 4, "method": "tools/call", "params": {
+        "_meta": meta("2026-07-28", true), "name": "atr_nothing", "arguments": {}}}))
+        .await;
+    assert_eq!(raw.answer(4).await["error"]["code"], -32602);
+    raw.send(json!({"jsonrpc": "2.0", "id": 5, "method": "tools/call", "params": {
+        "_meta": meta("2026-07-28", true), "name": "atr_check",
+        "arguments": {"pairing": EIP3009, "atr": "/w==", "presented": {}}}}))
+        .await;
+    let r = raw.answer(5).await;
+    assert_eq!(r["result"]["structuredContent"]["decline"]["code"], "signed-not-bound");
+    assert_eq!(r["result"]["isError"], true);
+    drop(raw.stdin);
+    assert!(raw.child.wait().await.unwrap().success(), "ends cleanly when the client closes its input");
+
+    // The 2025-11-25 handshake.
+    let mut raw = Raw::start();
+    raw.send(json!({"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {
+        "protocolVersion": "2025-11-25", "capabilities": {}, "clientInfo": {"name": "raw", "version": "0"}}}))
+        .await;
+    let init = raw.answer(1).await;
+    assert_eq!(
+        init["result"],
+        json!({"protocolVersion": "2025-11-25", "capabilities": {"tools": {}},
+               "serverInfo": {"name": "integraledger-terms", "version": env!("CARGO_PKG_VERSION")}})
+    );
+    raw.send(json!({"jsonrpc": "2.0", "method": "notifications/initialized"})).await;
+    raw.send(json!({"jsonrpc": "2.0", "id": 2, "method": "tools/list"})).await;
+    let listed = raw.answer(2).await;
+    assert_eq!(listed["result"]["tools"].as_array().unwrap().len(), 5);
+    raw.send(json!({"jsonrpc": "2.0", "id": 3, "method": "tools/call", "params": {"name": "atr_check",
+        "arguments": {"pairing": EIP3009, "atr": "/w==", "presented": {}}}}))
+        .await;
+    let r = raw.answer(3).await;
+    assert!(r["result"].get("resultType").is_none(), "no resultType for a 2025-11-25 peer");
+    assert_eq!(r["result"]["isError"], true);
+}
+
+async fn eight_tools() {
+    let all: Vec<String> = TOOL_NAMES.map(String::from).to_vec();
+    // A separate process of this test binary, serving buyer_server with a local wallet over stdio.
+    let client = spawn(helper()).await;
+    let listed = names(&client.list_all_tools().await.unwrap());
+    assert_eq!(listed, all);
+    client.cancel().await.unwrap();
+    // An agreement signer alone adds atr_agree only.
+    let only_agreement = buyer_server(BuyerOptions::new(Arc::new(seller())).agreement_signer(Arc::new(signer())));
+    let client = connect(only_agreement).await;
+    let mut six = five();
+    six.insert(3, "atr_agree".into());
+    assert_eq!(names(&client.list_all_tools().await.unwrap()), six);
+    // Without a signer, a tool the server does not offer is not found.
+    let bare = connect(buyer_server(BuyerOptions::new(Arc::new(seller())))).await;
+    let err = bare
+        .call_tool(
+            CallToolRequestParams::new("atr_transact").with_arguments(obj(json!({"pairing": EIP3009, "document": {}}))),
+        )
+        .await;
+    assert!(err.is_err(), "atr_transact is not offered without a signer");
+}
+
+async fn definitions() {
+    let server = buyer_server(BuyerOptions::new(Arc::new(seller())).signer(Arc::new(signer())));
+    let tools = connect(server).await.list_all_tools().await.unwrap();
+    let ids: Vec<Value> = REGISTRY.iter().map(|e| json!(e.id)).collect();
+    assert_eq!(ids.len(), 67);
+    for t in &tools {
+        let v = serde_json::to_value(t).unwrap();
+        assert!(v.get("outputSchema").is_none() && v.get("title").is_none(), "{}", t.name);
+        assert!(v["description"].as_str().unwrap().len() > 40);
+        let a = &v["annotations"];
+        let (read_only, world) = match t.name.as_ref() {
+            "atr_confirm" => (true, true),
+            "atr_transact" | "atr_agree" | "atr_channel_within" => (false, true),
+            _ => (true, false),
+        };
+        assert_eq!(a["readOnlyHint"], read_only, "{}", t.name);
+        assert_eq!(a["openWorldHint"], world, "{}", t.name);
+        if read_only {
+            assert!(a.get("destructiveHint").is_none() && a.get("idempotentHint").is_none(), "{}", t.name);
+        } else {
+            assert_eq!(a["destructiveHint"], false);
+            assert_eq!(a["idempotentHint"], false);
+        }
+        assert_eq!(a.as_object().unwrap().len(), if read_only { 2 } else { 4 });
+        let s = &v["inputSchema"];
+        assert_eq!(s["type"], "object");
+        assert_eq!(s["additionalProperties"], false);
+        for req in s["required"].as_array().unwrap() {
+            assert!(s["properties"].get(req.as_str().unwrap()).is_some());
+        }
+        for (name, p) in s["properties"].as_object().unwrap() {
+            assert!(p["description"].is_string(), "{}.{name}", t.name);
+            if name == "pairing" {
+                assert_eq!(p["enum"].as_array().unwrap(), &ids);
+            }
+            if name == "atr" {
+                assert_eq!(p["pattern"], terms::mcp::BASE64_PATTERN);
+            }
+        }
+    }
+    let pairing_takers: BTreeSet<&str> = tools
+        .iter()
+        .filter(|t| t.input_schema["properties"].get("pairing").is_some())
+        .map(|t| t.name.as_ref())
+        .collect();
+    assert_eq!(pairing_takers.len(), 6, "every tool but atr_agree and atr_channel_record_charge names a pairing");
+}
+
+async fn skill() {
+    let path = format!("{}/skills/confirming-the-atr-hash-before-paying/SKILL.md", env!("CARGO_MANIFEST_DIR"));
+    let text = std::fs::read_to_string(path).unwrap();
+    let rest = text.strip_prefix("---\n").expect("frontmatter");
+    let (front, body) = rest.split_once("\n---\n").expect("frontmatter end");
+    assert!(front.lines().any(|l| l == "name: confirming-the-atr-hash-before-paying"));
+    let description = front.lines().find_map(|l| l.strip_prefix("description: ")).expect("description");
+    assert!(description.starts_with("Use before") && description.contains("ATR hash"));
+    let steps: Vec<usize> =
+        body.lines().filter_map(|l| l.split_once(". ").and_then(|(n, _)| n.trim().parse().ok())).collect();
+    assert_eq!(steps, (1..=13).collect::<Vec<_>>(), "thirteen numbered steps in order");
+    let re = regex::Regex::new(r"`(atr_[a-z_]+)`").unwrap();
+    let named: BTreeSet<String> = re.captures_iter(&text).map(|c| c[1].to_owned()).collect();
+    let client = spawn(helper()).await;
+    let offered: BTreeSet<String> = names(&client.list_all_tools().await.unwrap()).into_iter().collect();
+    client.cancel().await.unwrap();
+    assert_eq!(named, offered);
+}
+
+pub async fn sign(signer: &dyn Signer, request: &Value) -> Value {
+    let request: SigningRequest = serde_json::from_value(request.clone()).unwrap();
+    signer.sign(&request).await.unwrap().into_json()
+}
+
+async fn quickstart() {
+    let fetch = seller();
+    let client = connect(buyer_server(stand_in(Arc::new(fetch.clone())))).await;
+    let b6 = row("B6");
+    let r = call(&client, "atr_confirm", json!({"pairing": EIP3009, "document": doc(), "account": account()})).await;
+    let c = ok(&r);
+    assert_eq!(c["atrHash"], h_of_a());
+    assert_eq!(c["atr"], json!({"base64": b64(&bytes("A")), "utf8": String::from_utf8(bytes("A")).unwrap()}));
+    assert_eq!(c["request"]["kind"], "eip712");
+    assert_eq!(c["request"]["typedData"]["message"], b6["expect"]["message"]);
+    assert_eq!(c["chosen"]["choice"]["accepted"], doc()["accepts"][0]);
+    assert!(terms::mcp::is_public_address("1.1.1.1"));
+    assert!(
+        c["chosen"]["mac"].as_str().is_some_and(|m| regex::Regex::new(terms::mcp::MAC_PATTERN).unwrap().is_match(m))
+    );
+    assert_eq!(fetch.asked_of(&link()).len(), 1, "one fetch");
+
+    let answer = sign(&signer(), &c["request"]).await;
+    assert_eq!(answer, b6["expect"]["signature"], "the wallet signs exactly the vectors' message");
+    let atr = c["atr"]["base64"].clone();
+    let r = call(
+        &client,
+        "atr_finish",
+        json!({"pairing": EIP3009, "atr": atr, "chosen": c["chosen"], "signature": answer}),
+    )
+    .await;
+    let f = ok(&r);
+    assert_eq!(f["atrHash"], h_of_a());
+    assert_eq!(f["signed"]["payload"]["authorization"]["nonce"], b6["expect"]["signedNonce"]);
+    assert_eq!(f["signed"]["payload"]["signature"], b6["expect"]["signature"]);
+    assert!(f.get("mac").is_none(), "no opening mac on a pairing without a channel");
+
+    // B7: the payment checks against A, and not against C.
+    let r = call(&client, "atr_check", json!({"pairing": EIP3009, "atr": atr, "presented": f["signed"]})).await;
+    assert_eq!(ok(&r), json!({"atrHash": h_of_a()}));
+    let r = call(&client, "atr_check", json!({"pairing": EIP3009, "atr": b64(&bytes("C")), "presented": f["signed"]}))
+        .await;
+    assert_eq!(declined(&r).0, "signed-not-bound");
+    // A chosen from atr_confirm in another order still finishes (non-channel chosen: the mac is dropped).
+    let chosen: serde_json::Map<String, Value> = c["chosen"].as_object().unwrap().clone().into_iter().rev().collect();
+    let r = call(&client, "atr_finish", json!({"pairing": EIP3009, "atr": atr, "chosen": chosen, "signature": answer}))
+        .await;
+    assert_eq!(ok(&r)["signed"], f["signed"]);
+}
+
+async fn binary_loopback() {
+    let counter = Loopback::start("127.0.0.1:0").await.unwrap();
+    let port = counter.addr.port();
+    let client = spawn(binary()).await;
+    let h = h_of_a();
+    for link in [
+        format!("https://127.0.0.1:{port}/{h}"),
+        format!("https://localhost:{port}/{h}"),
+        format!("https://0x7f.1:{port}/{h}"),
+    ] {
+        let r = call(
+            &client,
+            "atr_confirm",
+            json!({"pairing": EIP3009, "document": doc_with_link(&link), "account": account()}),
+        )
+        .await;
+        let (code, v) = declined(&r);
+        assert_eq!(code, "atr-unfetchable", "{link}");
+        assert_eq!(v["decline"]["detail"], "The ATR could not be fetched from the link.");
+        assert!(v.get("moved").is_none());
+    }
+    tokio::time::sleep(Duration::from_millis(200)).await;
+    assert_eq!(counter.connections(), 0, "the refused links were never connected to");
+    client.cancel().await.unwrap();
+}
+
+async fn planted() {
+    let fetch = ScriptedFetch::new().script_repeating(&link(), vec![Reply::ok(bytes("C"))]);
+    let wallet = signer();
+    let client = connect(buyer_server(stand_in(Arc::new(fetch.clone())).signer(Arc::new(wallet.clone())))).await;
+    let r = call(&client, "atr_confirm", json!({"pairing": EIP3009, "document": doc(), "account": account()})).await;
+    let (code, v) = declined(&r);
+    assert_eq!(code, "hash-mismatch");
+    assert!(v.get("request").is_none() && v.get("chosen").is_none());
+    let r = call(&client, "atr_transact", json!({"pairing": EIP3009, "document": doc()})).await;
+    assert_eq!(declined(&r).0, "hash-mismatch");
+    assert_eq!(wallet.count(), 0, "the signer is never called on a mismatch");
+    assert_eq!(fetch.asked_of(&link()).len(), 2);
+}
+
+async fn odd_values() {
+    let client = connect(buyer_server(stand_in(Arc::new(seller())))).await;
+    // A byte that is not UTF-8: utf8 is null; the BOM of a UTF-8 text is not part of the text.
+    let fetch = ScriptedFetch::new().script_repeating(&link(), vec![Reply::ok(vec![0xffu8])]);
+    let mut d = doc();
+    d["extensions"]["legalContext"]["info"]["value"] = json!(terms::atr_hash(&[0xff]).to_hex());
+    let odd = connect(buyer_server(stand_in(Arc::new(fetch)))).await;
+    let r = call(&odd, "atr_confirm", json!({"pairing": EIP3009, "document": d, "account": account()})).await;
+    assert_eq!(ok(&r)["atr"], json!({"base64": "/w==", "utf8": null}));
+    let r = call(&odd, "atr_check", json!({"pairing": EIP3009, "atr": "/w==", "presented": {"payload": {}}})).await;
+    assert_eq!(declined(&r).0, "signed-not-bound");
+    // A pairing of the 67 that this build does not implement.
+    let r = call(&client, "atr_check", json!({"pairing": "mpp/charge/card", "atr": "/w==", "presented": {}})).await;
+    let (code, v) = declined(&r);
+    assert_eq!(code, "pairing-not-supported");
+    assert_eq!(v["decline"]["detail"], "The gate has no buyer piece for the pairing mpp/charge/card.");
+}
+
+async fn schema_failures() {
+    let fetch = seller();
+    let wallet = signer();
+    let client = connect(buyer_server(stand_in(Arc::new(fetch.clone())).signer(Arc::new(wallet.clone())))).await;
+    let a = b64(&bytes("A"));
+    let mac = format!("0x{}", "ab".repeat(32));
+    let cases: Vec<(&str, Value, &str)> = vec![
+        ("atr_confirm", json!({"pairing": "x402/exact/nowhere", "document": doc(), "account": account()}), "pairing"),
+        ("atr_confirm", json!({"pairing": 7, "document": doc(), "account": account()}), "pairing"),
+        ("atr_confirm", json!({"document": doc(), "account": account()}), "pairing"),
+        ("atr_confirm", json!({"pairing": EIP3009, "account": account()}), "document"),
+        ("atr_confirm", json!({"pairing": EIP3009, "document": doc(), "account": 1}), "account"),
+        ("atr_confirm", json!({"pairing": EIP3009, "document": doc(), "account": account(), "inputs": null}), "inputs"),
+        ("atr_confirm", json!({"pairing": EIP3009, "document": doc(), "account": account(), "inputs": []}), "inputs"),
+        ("atr_confirm", json!({"pairing": EIP3009, "document": doc(), "account": account(), "extra": 1}), ""),
+        ("atr_check", json!({"pairing": EIP3009, "atr": "/x==", "presented": {}}), "atr"),
+        ("atr_check", json!({"pairing": EIP3009, "atr": "/w", "presented": {}}), "atr"),
+        ("atr_check", json!({"pairing": EIP3009, "atr": "/w== ", "presented": {}}), "atr"),
+        ("atr_check", json!({"pairing": EIP3009, "atr": "_w==", "presented": {}}), "atr"),
+        ("atr_check", json!({"pairing": EIP3009, "atr": "/w=\n=", "presented": {}}), "atr"),
+        ("atr_check", json!({"pairing": EIP3009, "atr": null, "presented": {}}), "atr"),
+        ("atr_check", json!({"pairing": EIP3009, "atr": a}), "presented"),
+        ("atr_finish", json!({"pairing": EIP3009, "atr": a, "chosen": [], "signature": "0x"}), "chosen"),
+        ("atr_finish", json!({"pairing": EIP3009, "atr": a, "chosen": {}}), "signature"),
+        (
+            "atr_transact",
+            json!({"pairing": EIP3009, "document": doc(), "approved": {"url": "https://x"}}),
+            "approved.option",
+        ),
+        (
+            "atr_transact",
+            json!({"pairing": EIP3009, "document": doc(), "approved": {"url": 1, "option": {}, "required": {}}}),
+            "approved.url",
+        ),
+        (
+            "atr_transact",
+            json!({"pairing": EIP3009, "document": doc(), "approved": {"url": "u", "option": {}, "required": {}, "x": 1}}),
+            "approved",
+        ),
+        ("atr_transact", json!({"pairing": EIP3009, "document": doc(), "approved": null}), "approved"),
+        ("atr_agree", json!({"atr": a, "agreement": agreement_url()}), ""),
+        ("atr_agree", json!({"atr": a}), "chosen"),
+        ("atr_channel_open", json!({"pairing": EIP3009, "atr": a, "signed": {}, "mac": "0x00"}), "mac"),
+        ("atr_channel_open", json!({"pairing": EIP3009, "atr": a, "signed": {}, "mac": mac.to_uppercase()}), "mac"),
+        ("atr_channel_open", json!({"pairing": EIP3009, "atr": a, "signed": {}}), "mac"),
+        ("atr_channel_record_charge", json!({"hold": "h", "charged": "1"}), "hold"),
+        ("atr_channel_record_charge", json!({"hold": {}, "charged": 1}), "charged"),
+        (
+            "atr_channel_within",
+            json!({"pairing": EIP3009, "hold": {}, "document": {}, "refund": {"amount": 1}}),
+            "refund.amount",
+        ),
+        (
+            "atr_channel_within",
+            json!({"pairing": EIP3009, "hold": {}, "document": {}, "refund": {"all": true}}),
+            "refund",
+        ),
+        ("atr_channel_within", json!({"pairing": EIP3009, "hold": {}, "document": {}, "refund": null}), "refund"),
+    ];
+    for (tool, args, argument) in cases {
+        let r = call(&client, tool, args.clone()).await;
+        let why = invalid(&r);
+        assert_eq!(why["argument"], argument, "{tool} {args}");
+    }
+    // Arguments absent altogether.
+    let r = client.call_tool(CallToolRequestParams::new("atr_check")).await.unwrap();
+    assert_eq!(invalid(&r)["argument"], "pairing");
+    assert!(fetch.asked().is_empty(), "nothing was fetched");
+    assert_eq!(wallet.count(), 0, "nothing was signed");
+    // The empty string is canonical base64 of no bytes; `receipt: null` is a receipt, not an absent one.
+    let r = call(&client, "atr_check", json!({"pairing": EIP3009, "atr": "", "presented": {}})).await;
+    assert_eq!(declined(&r).0, "signed-not-bound");
+}
+
+// ---------------------------------------------------------------------------------------------------------------
+// The agreement exchange, against a loopback seller.
+
+fn approve_of(v: &Value) -> Value {
+    let o = &v["approve"]["option"];
+    json!({"amount": o["amount"], "asset": o["asset"], "payTo": o["payTo"], "network": o["network"]})
+}
+
+async fn agreement_round_trip() {
+    let seller = agreement_seller(vec![
+        payment_required("required"),
+        Answer::new(202).header("Retry-After", "1"),
+        receipt_answer("receipt"),
+    ])
+    .await;
+    let path = Loopback::path_of(&agreement_url());
+    let wallet = signer();
+    let server = buyer_server(stand_in(Arc::new(ToLoopback::new(&seller))).agreement_signer(Arc::new(wallet.clone())));
+    let client = connect(server).await;
+    let confirm = json!({"pairing": AGREEMENT_ID, "document": doc(), "account": account()});
+    let c = ok(&call(&client, "atr_confirm", confirm.clone()).await);
+    assert_eq!(c["chosen"]["agreement"], agreement_url());
+    assert!(c.get("request").is_none(), "no request before the agreement's receipt");
+
+    // Without approval: the agreement payment to approve, nothing signed or paid.
+    let atr = c["atr"]["base64"].clone();
+    let first = ok(&call(&client, "atr_agree", json!({"atr": atr, "chosen": c["chosen"]})).await);
+    assert_eq!(first["atrHash"], h_of_a());
+    assert_eq!(approve_of(&first), row("BA1")["expect"]["approval"]);
+    assert_eq!(first["approve"]["url"], agreement_url());
+    assert_eq!(first["approve"]["required"], agreement("required"));
+    assert_eq!((wallet.count(), seller.paid(&path)), (0, 0));
+
+    // Approved: signed once, sent, re-sent after the 202, receipt.
+    let paid =
+        ok(&call(&client, "atr_agree", json!({"atr": atr, "chosen": c["chosen"], "approved": first["approve"]})).await);
+    assert_eq!(paid["receipt"], agreement("receipt"));
+    assert_eq!(paid["atrHash"], agreement("receipt")["atrHash"]);
+    assert_eq!(wallet.count(), 1);
+    assert_eq!(seller.paid(&path), 2);
+    let sent: Vec<_> = seller.seen(&path).into_iter().filter_map(|s| s.payment).collect();
+    assert!(sent.windows(2).all(|w| w[0] == w[1]), "the same payment re-sent, never re-signed");
+
+    // With the receipt, atr_confirm gives the request; another hash's receipt is declined.
+    let mut with = confirm.clone();
+    with["receipt"] = paid["receipt"].clone();
+    let c2 = ok(&call(&client, "atr_confirm", with).await);
+    assert_eq!(c2["request"]["typedData"]["message"]["nonce"], h_of_a());
+    for bad in [agreement("receiptOtherHash"), json!(null), json!([paid["receipt"]])] {
+        let mut with = confirm.clone();
+        with["receipt"] = bad;
+        let (code, v) = declined(&call(&client, "atr_confirm", with).await);
+        assert_eq!(code, "agreement-failed");
+        assert_eq!(v["decline"]["detail"], "The agreement receipt is not a recorded agreement for this ATR hash.");
+    }
+    // The main payment, signed by the wallet and finished with the sealed chosen.
+    let answer = sign(&wallet, &c2["request"]).await;
+    let f = ok(&call(
+        &client,
+        "atr_finish",
+        json!({"pairing": AGREEMENT_ID, "atr": atr, "chosen": c2["chosen"], "signature": answer}),
+    )
+    .await);
+    assert_eq!(f["signed"]["payload"]["authorization"]["nonce"], h_of_a());
+}
+
+async fn transact_two_calls() {
+    let seller = agreement_seller(vec![payment_required("required"), receipt_answer("receipt")]).await;
+    let path = Loopback::path_of(&agreement_url());
+    let wallet = signer();
+    let server = buyer_server(stand_in(Arc::new(ToLoopback::new(&seller))).signer(Arc::new(wallet.clone())));
+    let client = connect(server).await;
+    let first = ok(&call(&client, "atr_transact", json!({"pairing": AGREEMENT_ID, "document": doc()})).await);
+    assert_eq!(approve_of(&first), row("BA1")["expect"]["approval"]);
+    assert_eq!(first["atr"]["base64"], b64(&bytes("A")));
+    assert_eq!((wallet.count(), seller.paid(&path)), (0, 0));
+    let done = ok(&call(
+        &client,
+        "atr_transact",
+        json!({"pairing": AGREEMENT_ID, "document": doc(), "approved": first["approve"]}),
+    )
+    .await);
+    assert_eq!(done["agreement"], agreement("receipt"));
+    assert_eq!(done["signed"]["payload"]["authorization"]["nonce"], h_of_a());
+    let calls = wallet.calls();
+    assert_eq!(calls.len(), 2, "the agreement payment, then the payment");
+    let value = |r: &SigningRequest| match r {
+        SigningRequest::Eip712 { typed_data } => typed_data.message["value"].clone(),
+        other => panic!("{other:?}"),
+    };
+    assert_eq!(value(&calls[0]), agreement("option")["amount"]);
+    assert_eq!(value(&calls[1]), doc()["accepts"][0]["amount"]);
+    assert_eq!(seller.paid(&path), 1);
+    assert!(done.get("mac").is_none());
+}
+
+async fn cancelled() {
+    let pending = || Answer::new(202).header("Retry-After", "1");
+    // In process, through BuyerServer::call: the decline after the payment was sent carries it in `moved`.
+    let seller = agreement_seller(vec![payment_required("required"), pending()]).await;
+    let path = Loopback::path_of(&agreement_url());
+    let wallet = signer();
+    let server = buyer_server(stand_in(Arc::new(ToLoopback::new(&seller))).signer(Arc::new(wallet.clone())));
+    let first = server
+        .call("atr_transact", Some(obj(json!({"pairing": AGREEMENT_ID, "document": doc()}))), CancellationToken::new())
+        .await
+        .unwrap();
+    let approve = ok(&first)["approve"].clone();
+    let token = CancellationToken::new();
+    let cancel = token.clone();
+    let watcher = seller.clone();
+    let p = path.clone();
+    tokio::spawn(async move {
+        until(10, || watcher.paid(&p) == 1).await;
+        cancel.cancel();
+    });
+    let args = json!({"pairing": AGREEMENT_ID, "document": doc(), "approved": approve});
+    let r = server.call("atr_transact", Some(obj(args.clone())), token).await.unwrap();
+    check_form(&r);
+    let (code, v) = declined(&r);
+    assert_eq!(code, "agreement-pending");
+    assert_eq!(v["decline"]["detail"], "The caller's signal ended the exchange after the agreement payment was sent.");
+    assert_eq!(v["moved"]["atrHash"], h_of_a());
+    assert_eq!(v["moved"]["atr"]["base64"], b64(&bytes("A")));
+    assert_eq!(v["moved"]["signed"]["payload"]["authorization"]["value"], agreement("option")["amount"]);
+    tokio::time::sleep(Duration::from_millis(2500)).await;
+    assert_eq!((wallet.count(), seller.paid(&path)), (1, 1), "one signature, one paid request, no polling after");
+
+    // atr_agree hands the same token to the exchange: cancelled before the payment is sent, nothing is signed.
+    let seller = agreement_seller(vec![payment_required("required"), pending()]).await;
+    let wallet = signer();
+    let server = buyer_server(stand_in(Arc::new(ToLoopback::new(&seller))).agreement_signer(Arc::new(wallet.clone())));
+    let c = server
+        .call(
+            "atr_confirm",
+            Some(obj(json!({"pairing": AGREEMENT_ID, "document": doc(), "account": account()}))),
+            CancellationToken::new(),
+        )
+        .await
+        .unwrap();
+    let c = ok(&c);
+    let agree = json!({"atr": c["atr"]["base64"], "chosen": c["chosen"]});
+    let first = ok(&server.call("atr_agree", Some(obj(agree.clone())), CancellationToken::new()).await.unwrap());
+    let mut approved = agree.clone();
+    approved["approved"] = first["approve"].clone();
+    let token = CancellationToken::new();
+    token.cancel();
+    let r = server.call("atr_agree", Some(obj(approved)), token).await.unwrap();
+    let (code, v) = declined(&r);
+    assert_eq!(code, "agreement-failed");
+    assert_eq!(v["decline"]["detail"], "The caller's signal ended the agreement exchange before the payment was sent.");
+    assert!(v.get("moved").is_none());
+    assert_eq!((wallet.count(), seller.paid(&path)), (0, 0));
+
+    // Over MCP: the client's notifications/cancelled ends the exchange and no answer comes for that id.
+    let seller = agreement_seller(vec![payment_required("required"), pending()]).await;
+    let wallet = signer();
+    let server = buyer_server(stand_in(Arc::new(ToLoopback::new(&seller))).signer(Arc::new(wallet.clone())));
+    let client = connect(server).await;
+    let request = ClientRequest::CallToolRequest(CallToolRequest::new(
+        CallToolRequestParams::new("atr_transact").with_arguments(obj(args)),
+    ));
+    let handle = client.send_cancellable_request(request, PeerRequestOptions::no_options()).await.unwrap();
+    assert!(until(10, || seller.paid(&path) == 1).await, "the agreement payment was sent");
+    handle.cancel(Some("the user stopped".into())).await.unwrap();
+    tokio::time::sleep(Duration::from_millis(2500)).await;
+    assert_eq!((wallet.count(), seller.paid(&path)), (1, 1), "no re-send after the cancellation");
+    // The session goes on.
+    let r = call(&client, "atr_check", json!({"pairing": EIP3009, "atr": "/w==", "presented": {}})).await;
+    assert_eq!(declined(&r).0, "signed-not-bound");
+}

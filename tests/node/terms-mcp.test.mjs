@@ -1,0 +1,116 @@
+// The terms-mcp binary driven over stdio by the official TypeScript MCP SDK client: the tools listed, a payment
+// signed by a second server (the mcp_signer example, a local wallet) checked by terms-mcp against the vectors' bytes,
+// a loopback link refused with zero connections, and schema failures.
+import { test, after } from "node:test";
+import assert from "node:assert/strict";
+import { readFileSync } from "node:fs";
+import { createServer } from "node:net";
+import { join, dirname } from "node:path";
+import { fileURLToPath } from "node:url";
+import { Client } from "@modelcontextprotocol/sdk/client/index.js";
+import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
+
+const root = join(dirname(fileURLToPath(import.meta.url)), "..", "..");
+const target = process.env.CARGO_TARGET_DIR ?? join(root, "target");
+const BIN = process.env.TERMS_MCP_BIN ?? join(target, "debug", "terms-mcp");
+const SIGNER = process.env.TERMS_MCP_SIGNER_BIN ?? join(target, "debug", "examples", "mcp_signer");
+const VERSION = /^version = "(.*)"$/m.exec(readFileSync(join(root, "Cargo.toml"), "utf8"))[1];
+const buyer = JSON.parse(readFileSync(join(root, "tests", "vectors", "buyer.json"), "utf8"));
+const fixed = buyer.fixed;
+const B1 = buyer.rows.find((r) => r.name === "B1");
+const EIP3009 = "x402/exact/eip155/eip3009";
+const base64Of = (hex) => Buffer.from(hex, "hex").toString("base64");
+
+const clients = [];
+async function connect(command) {
+  const client = new Client({ name: "terms-mcp-node-test", version: "0.0.0" });
+  await client.connect(new StdioClientTransport({ command, stderr: "inherit" }));
+  clients.push(client);
+  return client;
+}
+after(async () => {
+  for (const c of clients) await c.close();
+});
+
+/** Calls a tool, and checks that the text of its one block is the JSON of its structured content. */
+async function call(client, name, args) {
+  const r = await client.callTool({ name, arguments: args });
+  assert.equal(r.content.length, 1);
+  assert.equal(r.content[0].type, "text");
+  assert.equal(r.content[0].text, JSON.stringify(r.structuredContent));
+  return r;
+}
+
+const terms = await connect(BIN);
+
+test("serverInfo and the five tools of the binary", async () => {
+  assert.deepEqual(terms.getServerVersion(), { name: "integraledger-terms", version: VERSION });
+  assert.deepEqual(terms.getServerCapabilities(), { tools: {} });
+  const { tools } = await terms.listTools();
+  assert.deepEqual(
+    tools.map((t) => t.name).sort(),
+    ["atr_channel_open", "atr_channel_record_charge", "atr_check", "atr_confirm", "atr_finish"],
+  );
+  const confirm = tools.find((t) => t.name === "atr_confirm");
+  assert.deepEqual(confirm.annotations, { readOnlyHint: true, openWorldHint: true });
+  assert.equal(confirm.inputSchema.properties.pairing.enum.length, 67);
+});
+
+test("a payment signed by another server checks against the vectors' bytes", async () => {
+  const signer = await connect(SIGNER);
+  const { tools } = await signer.listTools();
+  assert.equal(tools.length, 8);
+  const paid = await call(signer, "atr_transact", { pairing: EIP3009, document: fixed.D });
+  assert.equal(paid.isError, undefined);
+  assert.equal(paid.structuredContent.atrHash, B1.expect.h);
+  const signed = paid.structuredContent.signed;
+  assert.equal(signed.payload.authorization.nonce, B1.expect.h);
+
+  const ok = await call(terms, "atr_check", { pairing: EIP3009, atr: base64Of(fixed.A), presented: signed });
+  assert.equal(ok.isError, undefined);
+  assert.deepEqual(ok.structuredContent, { atrHash: B1.expect.h });
+
+  const other = await call(terms, "atr_check", { pairing: EIP3009, atr: base64Of(fixed.C), presented: signed });
+  assert.equal(other.isError, true);
+  assert.equal(other.structuredContent.decline.code, "signed-not-bound");
+});
+
+test("atr_confirm of a loopback link is atr-unfetchable, with no connection", async () => {
+  let connections = 0;
+  const server = createServer((socket) => {
+    connections += 1;
+    socket.destroy();
+  });
+  await new Promise((resolve) => server.listen(0, "127.0.0.1", resolve));
+  const { port } = server.address();
+  const document = structuredClone(fixed.D);
+  document.extensions.legalContext.info.legalContextUrl = `https://127.0.0.1:${port}/${B1.expect.h}`;
+  const r = await call(terms, "atr_confirm", { pairing: EIP3009, document, account: fixed.account });
+  assert.equal(r.isError, true);
+  assert.deepEqual(r.structuredContent, {
+    decline: { code: "atr-unfetchable", detail: "The ATR could not be fetched from the link." },
+  });
+  await new Promise((resolve) => setTimeout(resolve, 200));
+  server.close();
+  assert.equal(connections, 0);
+});
+
+test("arguments outside the schema fail it", async () => {
+  const cases = [
+    [{ pairing: EIP3009, atr: "/x==", presented: {} }, "atr"],
+    [{ pairing: EIP3009, atr: "/w", presented: {} }, "atr"],
+    [{ pairing: "x402/exact/nowhere", atr: "/w==", presented: {} }, "pairing"],
+    [{ pairing: EIP3009, atr: "/w==" }, "presented"],
+  ];
+  for (const [args, argument] of cases) {
+    const r = await call(terms, "atr_check", args);
+    assert.equal(r.isError, true);
+    assert.equal(r.structuredContent.invalid.argument, argument);
+  }
+  // The schema's base64 pattern, as a client's JSON Schema validator would read it, agrees with the server.
+  const { tools } = await terms.listTools();
+  const pattern = new RegExp(tools.find((t) => t.name === "atr_check").inputSchema.properties.atr.pattern);
+  for (const [text, canonical] of [["/w==", true], ["/x==", false], ["", true], ["QUJD", true], ["QUI", false]]) {
+    assert.equal(pattern.test(text), canonical, text);
+  }
+});
