@@ -43,7 +43,7 @@ impl Pairing for AgreementStub {
         chosen.pairing = AGREEMENT_ID.to_owned();
         Ok(chosen)
     }
-    fn build(&self, chosen: &Chosen, atr: &[u8], h: &AtrHash) -> Result<Box<dyn Unsigned>, Refusal> {
+    fn build<'a>(&'a self, chosen: &'a Chosen, atr: &'a [u8], h: &AtrHash) -> Result<Box<dyn Unsigned + 'a>, Refusal> {
         eip3009().build(chosen, atr, h)
     }
     fn bound(&self, presented: &Value, landed: Option<&Value>) -> Result<AtrHash, Refusal> {
@@ -71,7 +71,7 @@ impl Pairing for ChannelStub {
         chosen.pairing = CHANNEL_ID.to_owned();
         Ok(chosen)
     }
-    fn build(&self, chosen: &Chosen, atr: &[u8], h: &AtrHash) -> Result<Box<dyn Unsigned>, Refusal> {
+    fn build<'a>(&'a self, chosen: &'a Chosen, atr: &'a [u8], h: &AtrHash) -> Result<Box<dyn Unsigned + 'a>, Refusal> {
         eip3009().build(chosen, atr, h)
     }
     fn bound(&self, presented: &Value, landed: Option<&Value>) -> Result<AtrHash, Refusal> {
