@@ -3,9 +3,11 @@
 
 use libtest_mimic::Trial;
 
+pub mod x402_evm;
+
 /// Every family's trials.
 pub fn trials() -> Vec<Trial> {
     let mut all: Vec<Trial> = Vec::new();
-    let _ = &mut all;
+    all.extend(x402_evm::trials());
     all
 }
