@@ -145,6 +145,18 @@ fn implementation(id: &str) -> Option<&'static dyn Pairing> {
         crate::x402::eip155::batch_settlement::ID => Some(&crate::x402::eip155::batch_settlement::PAIRING),
         #[cfg(feature = "evm")]
         crate::x402::eip155::cloudflare::ID => Some(&crate::x402::eip155::cloudflare::PAIRING),
+        #[cfg(feature = "evm")]
+        crate::x402::eip155::auth_capture_eip3009::ID => Some(&crate::x402::eip155::auth_capture_eip3009::PAIRING),
+        #[cfg(feature = "evm")]
+        crate::x402::eip155::auth_capture_permit2::ID => Some(&crate::x402::eip155::auth_capture_permit2::PAIRING),
+        #[cfg(feature = "evm")]
+        crate::x402::eip155::erc7710::ID => Some(&crate::x402::eip155::erc7710::PAIRING),
+        #[cfg(feature = "evm")]
+        crate::x402::eip155::erc7710_salt::ID => Some(&crate::x402::eip155::erc7710_salt::PAIRING),
+        #[cfg(feature = "evm")]
+        crate::x402::eip155::exact_permit2::ID => Some(&crate::x402::eip155::exact_permit2::PAIRING),
+        #[cfg(feature = "evm")]
+        crate::x402::eip155::upto_permit2::ID => Some(&crate::x402::eip155::upto_permit2::PAIRING),
         _ => None,
     }
 }

@@ -4,10 +4,12 @@
 use libtest_mimic::Trial;
 
 pub mod batch_settlement;
+pub mod x402_evm;
 
 /// Every family's trials.
 pub fn trials() -> Vec<Trial> {
     let mut all: Vec<Trial> = Vec::new();
     all.extend(batch_settlement::trials());
+    all.extend(x402_evm::trials());
     all
 }

@@ -5,6 +5,8 @@ use alloy_primitives::{Address, B256, U256};
 use alloy_sol_types::{Eip712Domain, SolStruct, sol};
 use serde_json::{Map, Value};
 
+pub use super::Eip712Parts;
+
 use super::{chain_id_of, is_address, uint256_of};
 use crate::account::evm_account;
 use crate::codec::is_hex;
@@ -262,19 +264,6 @@ pub fn bound(presented: &Value) -> Result<AtrHash, Refusal> {
         return Err(Refusal::fixed("x402/signature-malformed"));
     }
     authorization.get("nonce").and_then(Value::as_str).and_then(AtrHash::parse).ok_or_else(payload_malformed)
-}
-
-/// The EIP-712 values of an authorization, computed from the static struct definition (not from the JSON types).
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct Eip712Parts {
-    /// keccak256 of the encoded type.
-    pub type_hash: B256,
-    /// The domain separator.
-    pub domain_separator: B256,
-    /// hashStruct(message).
-    pub struct_hash: B256,
-    /// The signing hash.
-    pub digest: B256,
 }
 
 /// The EIP-712 parts of an authorization's typed data, from `sol!`'s static `TransferWithAuthorization`.

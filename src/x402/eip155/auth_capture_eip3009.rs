@@ -1,0 +1,259 @@
+//! `x402/auth-capture/eip155/eip3009`: an authorization to the commerce-payments escrow, whose `PaymentInfo.salt`
+//! carries H (or, when the option binds a receiver authorizer or a policy, a commitment to H, with H as the
+//! payload's `saltNonce`). The payer signs an EIP-3009 `ReceiveWithAuthorization` to the escrow's collector whose
+//! nonce is the escrow's payment hash with payer zero, so the signed nonce commits to the salt. The build and bound
+//! here are shared with [`auth_capture_permit2`](super::auth_capture_permit2), which signs a Permit2 transfer instead.
+
+use alloy_primitives::{Address, B256, U256};
+use alloy_sol_types::{Eip712Domain, SolStruct, sol};
+use indexmap::IndexMap;
+use serde_json::{Map, Value, json};
+
+use super::escrow::Terms;
+use super::family::{self, Kind, Signed, UINT48_LIMIT, choice_of, is_signature, object, presented_as, strings, text};
+use super::permit2::{self, Transfer};
+use super::{Eip712Parts, is_address_text, uint256_of};
+use crate::hash::AtrHash;
+use crate::pairing::{Advertised, ChooseContext, Chosen, Pairing, Unsigned};
+use crate::refusal::Refusal;
+use crate::signer::{TypedData, TypedField};
+use crate::x402::read_with;
+
+/// The pairing id.
+pub const ID: &str = "x402/auth-capture/eip155/eip3009";
+/// The pairing.
+pub static PAIRING: AuthCaptureEip3009 = AuthCaptureEip3009;
+
+sol! {
+    /// EIP-3009's authorization that only the payee (here the escrow's collector) may execute.
+    #[allow(missing_docs)]
+    struct ReceiveWithAuthorization {
+        address from;
+        address to;
+        uint256 value;
+        uint256 validAfter;
+        uint256 validBefore;
+        bytes32 nonce;
+    }
+}
+
+/// The pairing `x402/auth-capture/eip155/eip3009`.
+#[derive(Debug, Clone, Copy, Default)]
+pub struct AuthCaptureEip3009;
+
+impl Pairing for AuthCaptureEip3009 {
+    fn id(&self) -> &'static str {
+        ID
+    }
+
+    fn public_proof(&self) -> bool {
+        true
+    }
+
+    fn read(&self, doc: &Value) -> Result<Advertised, Refusal> {
+        read_with(doc, family::filter_of(Kind::AuthCaptureEip3009))
+    }
+
+    fn choose(&self, read: &Advertised, ctx: &ChooseContext<'_>) -> Result<Chosen, Refusal> {
+        family::choose(Kind::AuthCaptureEip3009, read, ctx)
+    }
+
+    fn build<'a>(&'a self, chosen: &'a Chosen, _atr: &'a [u8], h: &AtrHash) -> Result<Box<dyn Unsigned + 'a>, Refusal> {
+        Ok(Box::new(build(&chosen.choice, h)?))
+    }
+
+    fn bound(&self, presented: &Value, _landed: Option<&Value>) -> Result<AtrHash, Refusal> {
+        bound(presented)
+    }
+}
+
+/// Builds the `ReceiveWithAuthorization` to the escrow's ERC-3009 collector from a choice
+/// `{required, accepted, from, now}`: validBefore (the payment's preApprovalExpiry) now + maxTimeoutSeconds, nonce
+/// the escrow's payment hash with payer zero over the salt for H.
+pub fn build(choice: &Map<String, Value>, h: &AtrHash) -> Result<Signed, Refusal> {
+    build_for(Kind::AuthCaptureEip3009, choice, h)
+}
+
+/// Reads H back: the salt (or, for a bound option, the `saltNonce` the salt commits to), once the signed nonce is
+/// the escrow's payment hash with payer zero over that salt and the signed expiry.
+pub fn bound(presented: &Value) -> Result<AtrHash, Refusal> {
+    bound_for(Kind::AuthCaptureEip3009, presented)
+}
+
+/// The auth-capture build, for either collector.
+pub(super) fn build_for(kind: Kind, choice: &Map<String, Value>, h: &AtrHash) -> Result<Signed, Refusal> {
+    let malformed = || Refusal::fixed("x402/option-malformed");
+    let c = choice_of(kind, choice)?;
+    let terms = Terms::of(c.accepted)?;
+    let salt = terms.salt_for(h);
+    let nonce = terms.signature_nonce(&salt, c.deadline).ok_or_else(malformed)?;
+    let mut payload = Map::new();
+    if kind == Kind::AuthCaptureEip3009 {
+        let collector = terms.deployment.eip3009_collector;
+        let value = c.accepted.get("amount").and_then(uint256_of).ok_or_else(malformed)?;
+        let name = c.extra("name").and_then(Value::as_str).ok_or_else(malformed)?;
+        let version = c.extra("version").and_then(Value::as_str).ok_or_else(malformed)?;
+        let field = TypedField::new;
+        let mut types = IndexMap::new();
+        types.insert(
+            "EIP712Domain".to_owned(),
+            vec![
+                field("name", "string"),
+                field("version", "string"),
+                field("chainId", "uint256"),
+                field("verifyingContract", "address"),
+            ],
+        );
+        types.insert(
+            "ReceiveWithAuthorization".to_owned(),
+            vec![
+                field("from", "address"),
+                field("to", "address"),
+                field("value", "uint256"),
+                field("validAfter", "uint256"),
+                field("validBefore", "uint256"),
+                field("nonce", "bytes32"),
+            ],
+        );
+        let typed_data = TypedData {
+            domain: object(json!({
+                "name": name,
+                "version": version,
+                "chainId": c.chain_id,
+                "verifyingContract": c.text("asset"),
+            })),
+            types,
+            primary_type: "ReceiveWithAuthorization".into(),
+            message: object(json!({
+                "from": c.payer,
+                "to": collector,
+                "value": value.to_string(),
+                "validAfter": "0",
+                "validBefore": c.deadline.to_string(),
+                "nonce": nonce.to_hex(),
+            })),
+        };
+        let authorization = json!({
+            "from": c.payer,
+            "to": collector,
+            "value": c.text("amount"),
+            "validAfter": "0",
+            "validBefore": c.deadline.to_string(),
+            "nonce": nonce.to_hex(),
+        });
+        payload.insert("authorization".into(), authorization);
+        insert_salts(&mut payload, &terms, &salt, h);
+        return Ok(Signed::new(typed_data, &c, payload));
+    }
+    let collector = terms.deployment.permit2_collector;
+    let amount = c.accepted.get("amount").and_then(uint256_of).ok_or_else(malformed)?;
+    let nonce = U256::from_be_bytes(*nonce.as_bytes());
+    let transfer = Transfer {
+        chain_id: c.chain_id,
+        token: c.text("asset"),
+        amount,
+        spender: collector,
+        nonce,
+        deadline: c.deadline,
+    };
+    let typed_data = permit2::typed_data(&transfer, None);
+    let authorization = json!({
+        "permitted": {"token": c.text("asset"), "amount": c.text("amount")},
+        "from": c.payer,
+        "spender": collector,
+        "nonce": nonce.to_string(),
+        "deadline": c.deadline.to_string(),
+    });
+    payload.insert("permit2Authorization".into(), authorization);
+    insert_salts(&mut payload, &terms, &salt, h);
+    Ok(Signed::new(typed_data, &c, payload))
+}
+
+/// `salt`, and for a bound option `saltNonce` (H) after it.
+fn insert_salts(payload: &mut Map<String, Value>, terms: &Terms, salt: &AtrHash, h: &AtrHash) {
+    payload.insert("salt".into(), Value::String(salt.to_hex()));
+    if terms.bound {
+        payload.insert("saltNonce".into(), Value::String(h.to_hex()));
+    }
+}
+
+/// `0x` and 64 hex digits, read as a 32-byte value.
+fn salt_of(value: Option<&Value>) -> Option<AtrHash> {
+    AtrHash::parse(value?.as_str()?)
+}
+
+/// The auth-capture bound, for either collector: H (the salt when unbound, the `saltNonce` when bound, whose
+/// commitment must be the salt), once the signed nonce is the signature nonce rebuilt with payer zero. Under an
+/// option that binds neither a receiver authorizer nor a policy, a payload carrying a `saltNonce` is a binding
+/// option's payment, whose H is not its salt: `x402/salt-not-bound`.
+pub(super) fn bound_for(kind: Kind, presented: &Value) -> Result<AtrHash, Refusal> {
+    let (p, payload) = presented_as(kind, presented)?;
+    if !is_signature(payload.get("signature"), 1) {
+        return Err(Refusal::fixed("x402/signature-malformed"));
+    }
+    let accepted = p.get("accepted").and_then(Value::as_object).ok_or(Refusal::fixed("x402/payload-malformed"))?;
+    let terms = Terms::of(accepted)?;
+    let salt = salt_of(payload.get("salt")).ok_or(Refusal::fixed("x402/salt-malformed"))?;
+    let mut h = salt;
+    if terms.bound {
+        let salt_nonce = salt_of(payload.get("saltNonce")).ok_or(Refusal::fixed("x402/salt-malformed"))?;
+        if terms.salt_for(&salt_nonce) != salt {
+            return Err(Refusal::fixed("x402/salt-not-bound"));
+        }
+        h = salt_nonce;
+    } else if payload.contains_key("saltNonce") {
+        return Err(Refusal::fixed("x402/salt-not-bound"));
+    }
+    let payload_malformed = || Refusal::fixed("x402/payload-malformed");
+    let (payer, signed, expiry) = if kind == Kind::AuthCaptureEip3009 {
+        let keys = ["from", "to", "value", "validAfter", "validBefore", "nonce"];
+        let a = strings(payload.get("authorization"), &keys).ok_or_else(payload_malformed)?;
+        (text(a, "from"), AtrHash::parse(text(a, "nonce")), a.get("validBefore").and_then(uint256_of))
+    } else {
+        let keys = ["from", "spender", "nonce", "deadline"];
+        let a = strings(payload.get("permit2Authorization"), &keys).ok_or_else(payload_malformed)?;
+        (text(a, "from"), family::nonce_as_hash(text(a, "nonce")), a.get("deadline").and_then(uint256_of))
+    };
+    let expiry = expiry.filter(|e| *e < U256::from(UINT48_LIMIT)).map(|e| e.saturating_to::<u64>());
+    let (true, Some(expiry)) = (is_address_text(payer), expiry) else {
+        return Err(payload_malformed());
+    };
+    let signed = signed.ok_or(Refusal::fixed("x402/nonce-not-payment"))?;
+    match terms.signature_nonce(&salt, expiry) {
+        Some(nonce) if nonce == signed => Ok(h),
+        _ => Err(Refusal::fixed("x402/nonce-not-payment")),
+    }
+}
+
+/// The EIP-712 parts of an auth-capture payment's typed data (`ReceiveWithAuthorization`, or Permit2's
+/// `PermitTransferFrom`), computed from `sol!` static structs rather than from the JSON types.
+pub fn eip712_parts(typed: &TypedData) -> Option<Eip712Parts> {
+    if typed.primary_type != "ReceiveWithAuthorization" {
+        return permit2::eip712_parts(typed);
+    }
+    let d = &typed.domain;
+    let m = &typed.message;
+    let addr = |v: Option<&Value>| v.and_then(Value::as_str).and_then(|s| s.parse::<Address>().ok());
+    let uint = |v: Option<&Value>| v.and_then(Value::as_str).and_then(|s| U256::from_str_radix(s, 10).ok());
+    let domain = Eip712Domain::new(
+        Some(d.get("name")?.as_str()?.to_owned().into()),
+        Some(d.get("version")?.as_str()?.to_owned().into()),
+        Some(U256::from(d.get("chainId")?.as_u64()?)),
+        Some(addr(d.get("verifyingContract"))?),
+        None,
+    );
+    let message = ReceiveWithAuthorization {
+        from: addr(m.get("from"))?,
+        to: addr(m.get("to"))?,
+        value: uint(m.get("value"))?,
+        validAfter: uint(m.get("validAfter"))?,
+        validBefore: uint(m.get("validBefore"))?,
+        nonce: m.get("nonce")?.as_str()?.parse::<B256>().ok()?,
+    };
+    Some(Eip712Parts {
+        type_hash: message.eip712_type_hash(),
+        domain_separator: domain.separator(),
+        struct_hash: message.eip712_hash_struct(),
+        digest: message.eip712_signing_hash(&domain),
+    })
+}

@@ -1,0 +1,140 @@
+//! `x402/exact/eip155/erc7710`, the unsigned level: the payer answers an ERC-7710 delegation for the option, and
+//! nothing the delegator signs is read, so the payment is no public proof of H. H is read back from the legal
+//! context the payment echoes; the proof is the agreement payment made first. The build, and the presented payment's
+//! checks, are shared with the salt level ([`erc7710_salt`](super::erc7710_salt)).
+
+use serde_json::{Map, Value};
+
+use super::delegation::MAX_CONTEXT_BYTES;
+use super::family::{self, Kind, Presented, all_strings, choice_of, presented_as};
+use super::{is_address, uint256_of};
+use crate::codec::is_hex;
+use crate::hash::AtrHash;
+use crate::json::js_length;
+use crate::pairing::{Advertised, ChooseContext, Chosen, Completion, Pairing, Unsigned};
+use crate::refusal::Refusal;
+use crate::signer::{Fields, Signature, SigningRequest};
+use crate::x402::{LEGAL_CONTEXT, legal_context_info, payment_with, read_with, with_payment_identifier};
+
+/// The pairing id.
+pub const ID: &str = "x402/exact/eip155/erc7710";
+/// The pairing.
+pub static PAIRING: Erc7710 = Erc7710;
+
+/// The members of a delegation answer, in the order the payload carries them.
+const DELEGATION: [&str; 3] = ["delegationManager", "permissionContext", "delegator"];
+
+/// The pairing `x402/exact/eip155/erc7710`.
+#[derive(Debug, Clone, Copy, Default)]
+pub struct Erc7710;
+
+impl Pairing for Erc7710 {
+    fn id(&self) -> &'static str {
+        ID
+    }
+
+    fn public_proof(&self) -> bool {
+        false
+    }
+
+    fn read(&self, doc: &Value) -> Result<Advertised, Refusal> {
+        read_with(doc, family::filter_of(Kind::Erc7710))
+    }
+
+    fn choose(&self, read: &Advertised, ctx: &ChooseContext<'_>) -> Result<Chosen, Refusal> {
+        family::choose(Kind::Erc7710, read, ctx)
+    }
+
+    fn build<'a>(&'a self, chosen: &'a Chosen, _atr: &'a [u8], h: &AtrHash) -> Result<Box<dyn Unsigned + 'a>, Refusal> {
+        Ok(Box::new(build(&chosen.choice, h)?))
+    }
+
+    fn bound(&self, presented: &Value, _landed: Option<&Value>) -> Result<AtrHash, Refusal> {
+        bound(presented)
+    }
+}
+
+/// The unsigned ERC-7710 payment: the delegation request, and the payment a delegation answer completes.
+#[derive(Debug, Clone)]
+pub struct DelegationRequest {
+    fields: Fields,
+    required: Map<String, Value>,
+    accepted: Map<String, Value>,
+}
+
+impl DelegationRequest {
+    /// The request's members: `chainId`, `token`, `payTo`, `amount` (a decimal string) and `salt` (H).
+    pub fn fields(&self) -> &Fields {
+        &self.fields
+    }
+}
+
+/// Builds the delegation request for a choice `{required, accepted, from, now}`: a delegation of the option's
+/// amount of its asset to its payee, with salt H.
+pub fn build(choice: &Map<String, Value>, h: &AtrHash) -> Result<DelegationRequest, Refusal> {
+    let c = choice_of(Kind::Erc7710, choice)?;
+    let amount = c.accepted.get("amount").and_then(uint256_of).ok_or(Refusal::fixed("x402/option-malformed"))?;
+    let mut fields = Map::new();
+    fields.insert("chainId".into(), Value::from(c.chain_id));
+    fields.insert("token".into(), Value::String(c.text("asset").to_owned()));
+    fields.insert("payTo".into(), Value::String(c.text("payTo").to_owned()));
+    fields.insert("amount".into(), Value::String(amount.to_string()));
+    fields.insert("salt".into(), Value::String(h.to_hex()));
+    Ok(DelegationRequest { fields, required: c.required.clone(), accepted: c.accepted.clone() })
+}
+
+impl Unsigned for DelegationRequest {
+    fn request(&self) -> Result<Option<SigningRequest>, Refusal> {
+        Ok(Some(SigningRequest::Erc7710(self.fields.clone())))
+    }
+
+    /// The payment for an answer `{delegationManager, permissionContext, delegator}` of strings: two addresses and
+    /// `0x` hex of at most 32 KiB, carried as given.
+    fn complete(&self, answers: &[Signature], chosen: &Chosen) -> Result<Completion, Refusal> {
+        let malformed = || Refusal::fixed("x402/signature-malformed");
+        let [answer] = answers else { return Err(malformed()) };
+        let answer = answer.as_json().as_object().ok_or_else(malformed)?;
+        if !DELEGATION.iter().all(|k| answer.get(*k).is_some_and(Value::is_string)) {
+            return Err(malformed());
+        }
+        let member = |k: &str| answer.get(k).cloned().unwrap_or(Value::Null);
+        if !is_address(&member("delegationManager")) || !is_address(&member("delegator")) {
+            return Err(Refusal::fixed("x402/payload-malformed"));
+        }
+        let context = member("permissionContext");
+        if !context.as_str().is_some_and(|c| c.len() <= 2 + 2 * MAX_CONTEXT_BYTES && is_hex(c)) {
+            return Err(Refusal::fixed("x402/permission-context-malformed"));
+        }
+        let payload: Map<String, Value> = DELEGATION.iter().map(|k| ((*k).to_owned(), member(k))).collect();
+        let payment = payment_with(&self.required, &self.accepted, Value::Object(payload));
+        Ok(Completion::Payment { payment: with_payment_identifier(payment, chosen)?, landed: None })
+    }
+}
+
+/// The presented payment and its ERC-7710 payload: `delegationManager` and `delegator` strings of at most 256
+/// UTF-16 code units, and a `permissionContext` string of at most 2 + 2 × 32 KiB.
+pub(crate) fn presented(kind: Kind, presented: &Value) -> Result<Presented<'_>, Refusal> {
+    let (p, payload) = presented_as(kind, presented)?;
+    let context_ok = payload
+        .get("permissionContext")
+        .and_then(Value::as_str)
+        .is_some_and(|c| js_length(c) <= 2 + 2 * MAX_CONTEXT_BYTES);
+    if !all_strings(payload, &["delegationManager", "delegator"]) || !context_ok {
+        return Err(Refusal::fixed("x402/payload-malformed"));
+    }
+    Ok((p, payload))
+}
+
+/// Reads H back from the legal context the payment echoes (`extensions.legalContext.info`), once the payment is an
+/// ERC-7710 payment of an option the read offers. Nothing the delegator signed carries H at this level.
+pub fn bound(presented_payment: &Value) -> Result<AtrHash, Refusal> {
+    let (p, _) = presented(Kind::Erc7710, presented_payment)?;
+    let info = p
+        .get("extensions")
+        .and_then(Value::as_object)
+        .and_then(|e| e.get(LEGAL_CONTEXT))
+        .and_then(Value::as_object)
+        .and_then(|lc| lc.get("info"))
+        .unwrap_or(&Value::Null);
+    legal_context_info(info).map(|(h, _)| h).ok_or(Refusal::fixed("x402/no-legal-context"))
+}

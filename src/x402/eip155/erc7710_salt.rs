@@ -1,0 +1,69 @@
+//! `x402/exact/eip155/erc7710-salt`, the salt level: through MetaMask's reference DelegationManager, H is the salt
+//! of the permission context's leaf delegation, which the delegator signs and the manager's `RedeemedDelegation`
+//! event records, so the payment is itself a public proof. It pays the same `erc7710` option, with the same
+//! request, as the unsigned level.
+
+use serde_json::Value;
+
+use super::delegation::{decode_permission_context, is_reference_manager};
+use super::erc7710::{DelegationRequest, presented};
+use super::family::{self, Kind};
+use crate::hash::AtrHash;
+use crate::pairing::{Advertised, ChooseContext, Chosen, Pairing, Unsigned};
+use crate::refusal::Refusal;
+use crate::x402::read_with;
+
+/// The pairing id.
+pub const ID: &str = "x402/exact/eip155/erc7710-salt";
+/// The pairing.
+pub static PAIRING: Erc7710Salt = Erc7710Salt;
+
+/// The pairing `x402/exact/eip155/erc7710-salt`.
+#[derive(Debug, Clone, Copy, Default)]
+pub struct Erc7710Salt;
+
+impl Pairing for Erc7710Salt {
+    fn id(&self) -> &'static str {
+        ID
+    }
+
+    fn public_proof(&self) -> bool {
+        true
+    }
+
+    fn read(&self, doc: &Value) -> Result<Advertised, Refusal> {
+        read_with(doc, family::filter_of(Kind::Erc7710Salt))
+    }
+
+    fn choose(&self, read: &Advertised, ctx: &ChooseContext<'_>) -> Result<Chosen, Refusal> {
+        family::choose(Kind::Erc7710Salt, read, ctx)
+    }
+
+    fn build<'a>(&'a self, chosen: &'a Chosen, _atr: &'a [u8], h: &AtrHash) -> Result<Box<dyn Unsigned + 'a>, Refusal> {
+        Ok(Box::new(build(&chosen.choice, h)?))
+    }
+
+    fn bound(&self, presented: &Value, _landed: Option<&Value>) -> Result<AtrHash, Refusal> {
+        bound(presented)
+    }
+}
+
+/// The delegation request, as the unsigned level builds it.
+pub fn build(choice: &serde_json::Map<String, Value>, h: &AtrHash) -> Result<DelegationRequest, Refusal> {
+    super::erc7710::build(choice, h)
+}
+
+/// Reads H back: the salt of the permission context's leaf (first) delegation, once the manager is the reference
+/// DelegationManager on the option's chain. Neither the caveats nor the signatures are read.
+pub fn bound(presented_payment: &Value) -> Result<AtrHash, Refusal> {
+    let (p, payload) = presented(Kind::Erc7710Salt, presented_payment)?;
+    let network = p.get("accepted").and_then(|a| a.get("network")).unwrap_or(&Value::Null);
+    if !is_reference_manager(payload.get("delegationManager").unwrap_or(&Value::Null), network) {
+        return Err(Refusal::fixed("x402/manager-not-reference"));
+    }
+    let context = payload.get("permissionContext").and_then(Value::as_str).unwrap_or_default();
+    let delegations =
+        decode_permission_context(context).map_err(|_| Refusal::fixed("x402/permission-context-malformed"))?;
+    let leaf = delegations.first().ok_or(Refusal::fixed("x402/delegation-empty"))?;
+    Ok(AtrHash::from_bytes(leaf.salt.to_be_bytes()))
+}
