@@ -89,15 +89,10 @@ pub fn is_https_link(value: &str) -> bool {
     {
         return false;
     }
-    match Url::parse(value) {
-        Ok(u) => {
-            u.scheme() == "https"
-                && u.host_str().is_some_and(|h| !h.is_empty())
-                && u.username().is_empty()
-                && u.password().is_none()
-        }
-        Err(_) => false,
-    }
+    // The rest of the WHATWG parse cannot fail once the scheme, the authority and the port have passed: the path,
+    // query and fragment parsers only record validation errors. So the host parser alone decides (IDNA/UTS 46,
+    // forbidden code points, a name ending in a number that must be a valid IPv4 address, an IPv6 literal).
+    url::Host::parse(host).is_ok_and(|h| !matches!(h, url::Host::Domain(ref d) if d.is_empty()))
 }
 
 /// Whether the value is at most 2048 UTF-16 code units and parses as an absolute URL whose scheme is not https.
@@ -131,5 +126,53 @@ mod tests {
         assert!(is_https_link("https://a.example./"));
         assert!(!is_https_link("https://a..example/"));
         assert!(!is_https_link("https://-a.example/"));
+    }
+}
+
+#[cfg(test)]
+mod equivalence {
+    use super::*;
+
+    /// The host parser decides exactly as the whole WHATWG parse would, for every link that reaches it.
+    #[test]
+    fn host_parse_agrees_with_the_whole_url_parse() {
+        let hosts = [
+            "atr.seller.example",
+            "0x7f.1",
+            "1.2.3.4.5",
+            "127.1",
+            "2130706433",
+            "[::1]",
+            "[2001:db8::1]",
+            "[::ffff:1.2.3.4]",
+            "xn--nxasmq6b.example",
+            "xn--a.example",
+            "xn--zz-.example",
+            "a.example.",
+            "EXAMPLE.COM",
+            "a-b.c",
+            "999.1.1.1",
+            "0.0.0.0",
+            "1.1.1.256",
+            "09.1.1.1",
+            "0x100000000",
+            "[1::2::3]",
+            "[::1.2.3]",
+            "a.b.c.d.e.f.1",
+            "a.1",
+            "1.a",
+        ];
+        for host in hosts {
+            for tail in ["", ":", ":443", "/p?q#f", ":8443/x"] {
+                let link = format!("https://{host}{tail}");
+                let whole = Url::parse(&link)
+                    .is_ok_and(|u| u.scheme() == "https" && u.host_str().is_some_and(|h| !h.is_empty()));
+                let pattern_ok =
+                    host_and_port(link.get(8..).unwrap_or("").split(['/', '?', '#']).next().unwrap_or("")).is_some();
+                if pattern_ok {
+                    assert_eq!(is_https_link(&link), whole, "{link}");
+                }
+            }
+        }
     }
 }

@@ -55,12 +55,12 @@ impl Pairing for NoProof {
     fn public_proof(&self) -> bool {
         false
     }
-    fn read(&self, doc: &Value) -> Result<Advertised, Refusal> {
+    fn read<'a>(&self, doc: &'a Value) -> Result<Advertised<'a>, Refusal> {
         let mut read = eip3009().read(doc)?;
         read.agreement = Some(self.url.clone());
         Ok(read)
     }
-    fn choose(&self, read: &Advertised, ctx: &ChooseContext<'_>) -> Result<Chosen, Refusal> {
+    fn choose(&self, read: &Advertised<'_>, ctx: &ChooseContext<'_>) -> Result<Chosen, Refusal> {
         eip3009().choose(read, ctx)
     }
     fn build<'a>(&'a self, chosen: &'a Chosen, atr: &'a [u8], h: &AtrHash) -> Result<Box<dyn Unsigned + 'a>, Refusal> {

@@ -43,12 +43,12 @@ impl Pairing for LinkStub {
     fn public_proof(&self) -> bool {
         true
     }
-    fn read(&self, doc: &Value) -> Result<Advertised, Refusal> {
+    fn read<'a>(&self, doc: &'a Value) -> Result<Advertised<'a>, Refusal> {
         let mut read = eip3009().read(doc)?;
         read.link.clone_from(&self.0);
         Ok(read)
     }
-    fn choose(&self, read: &Advertised, ctx: &ChooseContext<'_>) -> Result<Chosen, Refusal> {
+    fn choose(&self, read: &Advertised<'_>, ctx: &ChooseContext<'_>) -> Result<Chosen, Refusal> {
         eip3009().choose(read, ctx)
     }
     fn build<'a>(&'a self, chosen: &'a Chosen, atr: &'a [u8], h: &AtrHash) -> Result<Box<dyn Unsigned + 'a>, Refusal> {

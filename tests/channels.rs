@@ -635,10 +635,10 @@ impl Pairing for Altered {
     fn public_proof(&self) -> bool {
         true
     }
-    fn read(&self, doc: &Value) -> Result<Advertised, Refusal> {
+    fn read<'a>(&self, doc: &'a Value) -> Result<Advertised<'a>, Refusal> {
         evm::PAIRING.read(doc)
     }
-    fn choose(&self, read: &Advertised, ctx: &ChooseContext<'_>) -> Result<Chosen, Refusal> {
+    fn choose(&self, read: &Advertised<'_>, ctx: &ChooseContext<'_>) -> Result<Chosen, Refusal> {
         evm::PAIRING.choose(read, ctx)
     }
     fn build<'a>(&'a self, chosen: &'a Chosen, atr: &'a [u8], h: &AtrHash) -> Result<Box<dyn Unsigned + 'a>, Refusal> {
@@ -746,13 +746,14 @@ impl Pairing for Unfiltered {
     fn public_proof(&self) -> bool {
         true
     }
-    fn read(&self, doc: &Value) -> Result<Advertised, Refusal> {
-        let mut read = evm::PAIRING.read(&doc_with_amount(doc, "1000"))?;
-        read.offer =
-            terms::pairing::Offer::X402 { required: doc.clone(), options: doc["accepts"].as_array().unwrap().clone() };
-        Ok(read)
+    fn read<'a>(&self, doc: &'a Value) -> Result<Advertised<'a>, Refusal> {
+        let priced = doc_with_amount(doc, "1000");
+        let read = evm::PAIRING.read(&priced)?;
+        let offer =
+            terms::pairing::Offer::X402 { required: doc, options: doc["accepts"].as_array().unwrap().iter().collect() };
+        Ok(Advertised { h: read.h, link: read.link, offer, agreement: read.agreement })
     }
-    fn choose(&self, read: &Advertised, ctx: &ChooseContext<'_>) -> Result<Chosen, Refusal> {
+    fn choose(&self, read: &Advertised<'_>, ctx: &ChooseContext<'_>) -> Result<Chosen, Refusal> {
         evm::PAIRING.choose(read, ctx)
     }
     fn build<'a>(&'a self, chosen: &'a Chosen, atr: &'a [u8], h: &AtrHash) -> Result<Box<dyn Unsigned + 'a>, Refusal> {

@@ -135,7 +135,7 @@ impl Pairing for Stub {
     fn public_proof(&self) -> bool {
         self.public_proof.unwrap_or_else(|| self.inner.public_proof())
     }
-    fn read(&self, doc: &Value) -> Result<Advertised, Refusal> {
+    fn read<'a>(&self, doc: &'a Value) -> Result<Advertised<'a>, Refusal> {
         let mut read = self.inner.read(doc)?;
         if let Some(h) = self.h {
             read.h = h;
@@ -148,7 +148,7 @@ impl Pairing for Stub {
         }
         Ok(read)
     }
-    fn choose(&self, read: &Advertised, ctx: &ChooseContext<'_>) -> Result<Chosen, Refusal> {
+    fn choose(&self, read: &Advertised<'_>, ctx: &ChooseContext<'_>) -> Result<Chosen, Refusal> {
         self.inner.choose(read, ctx)
     }
     fn build<'a>(&'a self, chosen: &'a Chosen, atr: &'a [u8], h: &AtrHash) -> Result<Box<dyn Unsigned + 'a>, Refusal> {

@@ -23,7 +23,7 @@ use crate::fetch::{Fetch, Request};
 use crate::hash::{AtrHash, atr_hash, hash_equals};
 use crate::json::{is_offered, to_js_string};
 use crate::link::{is_https_link, link_fault};
-use crate::pairing::{Advertised, ChooseContext, Chosen, Pairing, x402_pairings};
+use crate::pairing::{ChooseContext, Chosen, Pairing, x402_pairings};
 use crate::signer::Signer;
 use crate::x402::{MAX_OPTIONS, decode_payment_required, timeout_seconds};
 
@@ -160,7 +160,8 @@ fn receipt(body: Option<&[u8]>, h: &AtrHash) -> Result<AgreementReceipt, Decline
 struct Selected {
     option: Value,
     pairing: &'static dyn Pairing,
-    read: Advertised,
+    /// The H the challenge advertises.
+    h: AtrHash,
     chosen: Chosen,
     /// The paid request's deadline and the whole window, in seconds.
     limits: (u64, u64),
@@ -244,7 +245,7 @@ fn select(
         let reference = options.ids.next_id();
         let ctx = ChooseContext { account, inputs: &options.inputs, now, reference: &reference, doc: &only };
         match pairing.choose(&read, &ctx) {
-            Ok(chosen) => return Ok(Selected { option: option.clone(), pairing, read, chosen, limits }),
+            Ok(chosen) => return Ok(Selected { option: option.clone(), pairing, h: read.h, chosen, limits }),
             Err(r) => {
                 unpayable.get_or_insert_with(|| r.code().to_owned());
             }
@@ -269,7 +270,7 @@ fn paying(
     approved: Option<&Value>,
 ) -> Result<Selected, Declined> {
     let selected = select(required, account, options, approved)?;
-    if selected.read.h != *h {
+    if selected.h != *h {
         return Err(Declined::new(DeclineCode::HashMismatch, "The agreement challenge advertises another ATR hash."));
     }
     Ok(selected)

@@ -17,15 +17,15 @@ use crate::signer::{Signature, SigningRequest};
 pub use channel::{Batch, Channel, ChannelHold, ChannelKind, ChannelRef, Refund, WithinArgs, WithinPlan};
 pub use registry::{Entry, Protocol, REGISTRY, built_ids, entry, pairing, x402_pairings};
 
-/// What a pairing's read finds in the seller's document.
+/// What a pairing's read finds in the seller's document. It borrows the document, so reading copies nothing.
 #[derive(Debug, Clone, PartialEq)]
-pub struct Advertised {
+pub struct Advertised<'a> {
     /// The advertised ATR hash.
     pub h: AtrHash,
     /// The https link the ATR is served at.
     pub link: String,
     /// What the pairing chooses from.
-    pub offer: Offer,
+    pub offer: Offer<'a>,
     /// The agreement URL, when the offer names one.
     pub agreement: Option<String>,
 }
@@ -33,18 +33,18 @@ pub struct Advertised {
 /// The options a read found, in document order.
 #[derive(Debug, Clone, PartialEq)]
 #[non_exhaustive]
-pub enum Offer {
+pub enum Offer<'a> {
     /// An x402 `PAYMENT-REQUIRED` document and the `accepts` entries this pairing serves.
     X402 {
         /// The whole document.
-        required: Value,
+        required: &'a Value,
         /// The entries the pairing's filter serves, in document order.
-        options: Vec<Value>,
+        options: Vec<&'a Value>,
     },
     /// MPP challenges.
-    Challenges(Vec<Value>),
+    Challenges(Vec<&'a Value>),
     /// Another protocol's offer, as JSON.
-    Json(Value),
+    Json(&'a Value),
 }
 
 /// What the gate chose to pay: a plain value, so a caller can confirm on one machine and finish on another.
@@ -112,10 +112,10 @@ pub trait Pairing: Send + Sync + fmt::Debug {
     fn public_proof(&self) -> bool;
 
     /// Reads H, the link, the options and the agreement URL from the seller's document.
-    fn read(&self, doc: &Value) -> Result<Advertised, Refusal>;
+    fn read<'a>(&self, doc: &'a Value) -> Result<Advertised<'a>, Refusal>;
 
     /// Chooses the first option the signer's account can pay.
-    fn choose(&self, read: &Advertised, ctx: &ChooseContext<'_>) -> Result<Chosen, Refusal>;
+    fn choose(&self, read: &Advertised<'_>, ctx: &ChooseContext<'_>) -> Result<Chosen, Refusal>;
 
     /// Builds the unsigned payment with H, the hash of `atr`. It may borrow from `chosen` and `atr`, so building
     /// copies nothing the payment does not need.

@@ -58,7 +58,13 @@ pub fn within_offer(pairing: &dyn Pairing, args: &WithinArgs<'_>) -> Result<With
     // Two amounts of at most 78 digits each sum below 2^512.
     let max_claimable = if args.refund.is_some() { charged } else { charged.saturating_add(amount) };
     let channel_config = args.hold.opening.pointer("/payload/channelConfig").cloned().unwrap_or(Value::Null);
-    Ok(WithinOffer { required, accepted, channel_config, max_claimable, refund: args.refund.cloned() })
+    Ok(WithinOffer {
+        required: required.clone(),
+        accepted: accepted.clone(),
+        channel_config,
+        max_claimable,
+        refund: args.refund.cloned(),
+    })
 }
 
 /// Plans the in-channel payment: [`within_offer`], then the pairing's build over it (a refusal is

@@ -145,7 +145,7 @@ pub fn agreement_in(info: Option<&Value>) -> Result<Option<String>, &'static str
 
 /// The read every x402 pairing shares: H, the link, the agreement URL when the legal context names one, and the
 /// options the filter serves, in document order.
-pub fn read_with(doc: &Value, filter: Filter) -> Result<Advertised, Refusal> {
+pub fn read_with(doc: &Value, filter: Filter) -> Result<Advertised<'_>, Refusal> {
     let Some(map) = doc.as_object().filter(|_| is_v2(doc)) else {
         return Err(Refusal::fixed("x402/not-v2"));
     };
@@ -161,12 +161,12 @@ pub fn read_with(doc: &Value, filter: Filter) -> Result<Advertised, Refusal> {
         .and_then(Value::as_object)
         .and_then(|lc| lc.get("info"));
     let agreement = agreement_in(info).map_err(|fault| Refusal::new(format!("x402/{fault}")))?;
-    let options: Vec<Value> =
-        accepts.iter().filter(|o| o.as_object().is_some_and(|m| filter(m) == Served::Yes)).cloned().collect();
+    let options: Vec<&Value> =
+        accepts.iter().filter(|o| o.as_object().is_some_and(|m| filter(m) == Served::Yes)).collect();
     if options.is_empty() {
         return Err(Refusal::fixed("x402/no-payable-option"));
     }
-    Ok(Advertised { h, link, offer: Offer::X402 { required: doc.clone(), options }, agreement })
+    Ok(Advertised { h, link, offer: Offer::X402 { required: doc, options }, agreement })
 }
 
 /// The checks a build makes on the buyer's choice before anything pairing-specific: the document is x402 v2 with at
@@ -258,14 +258,14 @@ pub fn with_payment_identifier_of(mut signed: Value, required: &Value, reference
 
 /// The first option, in document order, on the account's network. The buyer chooses among options by removing the
 /// others from `accepts` first.
-pub fn first_on_network<'a>(read: &'a Advertised, network: &str) -> Result<(&'a Value, &'a Value), Refusal> {
+pub fn first_on_network<'a>(read: &Advertised<'a>, network: &str) -> Result<(&'a Value, &'a Value), Refusal> {
     let Offer::X402 { required, options } = &read.offer else {
         return Err(Refusal::fixed("x402/no-payable-option"));
     };
     options
         .iter()
         .find(|o| o.get("network").and_then(Value::as_str) == Some(network))
-        .map(|o| (required, o))
+        .map(|o| (*required, *o))
         .ok_or(Refusal::fixed("x402/no-payable-option"))
 }
 

@@ -33,12 +33,12 @@ impl Pairing for AgreementStub {
     fn public_proof(&self) -> bool {
         false
     }
-    fn read(&self, doc: &Value) -> Result<Advertised, Refusal> {
+    fn read<'a>(&self, doc: &'a Value) -> Result<Advertised<'a>, Refusal> {
         let mut read = eip3009().read(doc)?;
         read.agreement = Some(self.url.clone());
         Ok(read)
     }
-    fn choose(&self, read: &Advertised, ctx: &ChooseContext<'_>) -> Result<Chosen, Refusal> {
+    fn choose(&self, read: &Advertised<'_>, ctx: &ChooseContext<'_>) -> Result<Chosen, Refusal> {
         let mut chosen = eip3009().choose(read, ctx)?;
         chosen.pairing = AGREEMENT_ID.to_owned();
         Ok(chosen)
@@ -63,10 +63,10 @@ impl Pairing for ChannelStub {
     fn public_proof(&self) -> bool {
         true
     }
-    fn read(&self, doc: &Value) -> Result<Advertised, Refusal> {
+    fn read<'a>(&self, doc: &'a Value) -> Result<Advertised<'a>, Refusal> {
         eip3009().read(doc)
     }
-    fn choose(&self, read: &Advertised, ctx: &ChooseContext<'_>) -> Result<Chosen, Refusal> {
+    fn choose(&self, read: &Advertised<'_>, ctx: &ChooseContext<'_>) -> Result<Chosen, Refusal> {
         let mut chosen = eip3009().choose(read, ctx)?;
         chosen.pairing = CHANNEL_ID.to_owned();
         Ok(chosen)

@@ -50,11 +50,11 @@ impl Pairing for AuthCaptureEip3009 {
         true
     }
 
-    fn read(&self, doc: &Value) -> Result<Advertised, Refusal> {
+    fn read<'a>(&self, doc: &'a Value) -> Result<Advertised<'a>, Refusal> {
         read_with(doc, family::filter_of(Kind::AuthCaptureEip3009))
     }
 
-    fn choose(&self, read: &Advertised, ctx: &ChooseContext<'_>) -> Result<Chosen, Refusal> {
+    fn choose(&self, read: &Advertised<'_>, ctx: &ChooseContext<'_>) -> Result<Chosen, Refusal> {
         family::choose(Kind::AuthCaptureEip3009, read, ctx)
     }
 

@@ -262,14 +262,14 @@ impl Pairing for BatchSettlement {
         true
     }
 
-    fn read(&self, doc: &Value) -> Result<Advertised, Refusal> {
+    fn read<'a>(&self, doc: &'a Value) -> Result<Advertised<'a>, Refusal> {
         read_with(doc, filter)
     }
 
     /// The first option on the account's network; the payer authorizer (required) and the deposit authorization's
     /// salt (optional, else drawn here once and kept in the choice) from the buyer's inputs; the deposit from the
     /// option's `extra.minDeposit`, else the buyer's `deposit` input.
-    fn choose(&self, read: &Advertised, ctx: &ChooseContext<'_>) -> Result<Chosen, Refusal> {
+    fn choose(&self, read: &Advertised<'_>, ctx: &ChooseContext<'_>) -> Result<Chosen, Refusal> {
         let no_option = || Refusal::fixed("x402/no-payable-option");
         let account = Account::parse(ctx.account)
             .filter(|a| a.namespace == "eip155" && is_address_text(&a.address))

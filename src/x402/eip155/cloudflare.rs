@@ -73,12 +73,12 @@ impl Pairing for Cloudflare {
         false
     }
 
-    fn read(&self, doc: &Value) -> Result<Advertised, Refusal> {
+    fn read<'a>(&self, doc: &'a Value) -> Result<Advertised<'a>, Refusal> {
         read_with(doc, filter)
     }
 
     /// The first option on `cloudflare:402`, for an agent's `cloudflare:402:<agent>` account.
-    fn choose(&self, read: &Advertised, ctx: &ChooseContext<'_>) -> Result<Chosen, Refusal> {
+    fn choose(&self, read: &Advertised<'_>, ctx: &ChooseContext<'_>) -> Result<Chosen, Refusal> {
         let no_option = || Refusal::fixed("x402/no-payable-option");
         let Offer::X402 { required, options } = &read.offer else { return Err(no_option()) };
         if !is_agent_account(ctx.account) {
@@ -87,8 +87,8 @@ impl Pairing for Cloudflare {
         let accepted = options.iter().find(|o| o.get("network").and_then(Value::as_str) == Some(NETWORK));
         let accepted = accepted.ok_or_else(no_option)?;
         let mut choice = Map::new();
-        choice.insert("required".into(), required.clone());
-        choice.insert("accepted".into(), accepted.clone());
+        choice.insert("required".into(), (*required).clone());
+        choice.insert("accepted".into(), (*accepted).clone());
         Ok(Chosen { pairing: ID.into(), choice, reference: ctx.reference.into(), agreement: None })
     }
 

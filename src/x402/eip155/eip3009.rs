@@ -92,11 +92,11 @@ impl Pairing for Eip3009 {
         true
     }
 
-    fn read(&self, doc: &Value) -> Result<Advertised, Refusal> {
+    fn read<'a>(&self, doc: &'a Value) -> Result<Advertised<'a>, Refusal> {
         read_with(doc, filter)
     }
 
-    fn choose(&self, read: &Advertised, ctx: &ChooseContext<'_>) -> Result<Chosen, Refusal> {
+    fn choose(&self, read: &Advertised<'_>, ctx: &ChooseContext<'_>) -> Result<Chosen, Refusal> {
         let (network, from) = evm_account(ctx.account).ok_or(Refusal::fixed("x402/no-payable-option"))?;
         let (required, accepted) = first_on_network(read, &network)?;
         let mut choice = Map::new();

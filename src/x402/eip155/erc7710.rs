@@ -37,11 +37,11 @@ impl Pairing for Erc7710 {
         false
     }
 
-    fn read(&self, doc: &Value) -> Result<Advertised, Refusal> {
+    fn read<'a>(&self, doc: &'a Value) -> Result<Advertised<'a>, Refusal> {
         read_with(doc, family::filter_of(Kind::Erc7710))
     }
 
-    fn choose(&self, read: &Advertised, ctx: &ChooseContext<'_>) -> Result<Chosen, Refusal> {
+    fn choose(&self, read: &Advertised<'_>, ctx: &ChooseContext<'_>) -> Result<Chosen, Refusal> {
         family::choose(Kind::Erc7710, read, ctx)
     }
 

@@ -31,11 +31,11 @@ impl Pairing for Erc7710Salt {
         true
     }
 
-    fn read(&self, doc: &Value) -> Result<Advertised, Refusal> {
+    fn read<'a>(&self, doc: &'a Value) -> Result<Advertised<'a>, Refusal> {
         read_with(doc, family::filter_of(Kind::Erc7710Salt))
     }
 
-    fn choose(&self, read: &Advertised, ctx: &ChooseContext<'_>) -> Result<Chosen, Refusal> {
+    fn choose(&self, read: &Advertised<'_>, ctx: &ChooseContext<'_>) -> Result<Chosen, Refusal> {
         family::choose(Kind::Erc7710Salt, read, ctx)
     }
 

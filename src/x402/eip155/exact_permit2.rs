@@ -32,11 +32,11 @@ impl Pairing for ExactPermit2 {
         true
     }
 
-    fn read(&self, doc: &Value) -> Result<Advertised, Refusal> {
+    fn read<'a>(&self, doc: &'a Value) -> Result<Advertised<'a>, Refusal> {
         read_with(doc, family::filter_of(Kind::ExactPermit2))
     }
 
-    fn choose(&self, read: &Advertised, ctx: &ChooseContext<'_>) -> Result<Chosen, Refusal> {
+    fn choose(&self, read: &Advertised<'_>, ctx: &ChooseContext<'_>) -> Result<Chosen, Refusal> {
         family::choose(Kind::ExactPermit2, read, ctx)
     }
 

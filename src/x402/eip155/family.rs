@@ -260,7 +260,7 @@ pub(crate) fn filter_of(kind: Kind) -> crate::x402::Filter {
 
 /// The first option, in document order, on the chain of the signer's CAIP-10 account, as the choice
 /// `{required, accepted, from, now}`.
-pub(crate) fn choose(kind: Kind, read: &Advertised, ctx: &ChooseContext<'_>) -> Result<Chosen, Refusal> {
+pub(crate) fn choose(kind: Kind, read: &Advertised<'_>, ctx: &ChooseContext<'_>) -> Result<Chosen, Refusal> {
     let (network, from) = evm_account(ctx.account).ok_or(Refusal::fixed("x402/no-payable-option"))?;
     let (required, accepted) = first_on_network(read, &network)?;
     let mut choice = Map::new();

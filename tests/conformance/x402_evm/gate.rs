@@ -396,7 +396,7 @@ fn read() -> Outcome {
                 eq("h", read.h, f.h())?;
                 eq("link", read.link.as_str(), f.fixed()["link"].as_str().unwrap())?;
                 let terms::pairing::Offer::X402 { options, .. } = &read.offer else { return Err(fail("offer")) };
-                eq("options", options.clone(), vec![f.fixed()["option"].clone()])?;
+                eq("options", options.clone(), vec![&f.fixed()["option"]])?;
                 eq("agreement", read.agreement, None)?;
             } else {
                 eq(
