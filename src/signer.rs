@@ -1,5 +1,6 @@
 //! The signer seam: what the wallet is asked to sign, and what it answers.
 
+use std::borrow::Cow;
 use std::fmt;
 use std::future::Future;
 use std::pin::Pin;
@@ -16,16 +17,16 @@ pub type BoxFuture<'a, T> = Pin<Box<dyn Future<Output = T> + Send + 'a>>;
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct TypedField {
     /// The member name.
-    pub name: String,
+    pub name: Cow<'static, str>,
     /// The Solidity type, e.g. `uint256`.
     #[serde(rename = "type")]
-    pub ty: String,
+    pub ty: Cow<'static, str>,
 }
 
 impl TypedField {
-    /// A field.
-    pub fn new(name: &str, ty: &str) -> Self {
-        Self { name: name.to_owned(), ty: ty.to_owned() }
+    /// A field. Static names and types (the usual case: a pairing's fixed struct) are borrowed, not copied.
+    pub fn new(name: impl Into<Cow<'static, str>>, ty: impl Into<Cow<'static, str>>) -> Self {
+        Self { name: name.into(), ty: ty.into() }
     }
 }
 

@@ -174,10 +174,10 @@ fn object(v: Value) -> Map<String, Value> {
     }
 }
 
-fn types(entries: &[(&str, &[(&str, &str)])]) -> IndexMap<String, Vec<TypedField>> {
+fn types(entries: &[(&str, &[(&'static str, &'static str)])]) -> IndexMap<String, Vec<TypedField>> {
     entries
         .iter()
-        .map(|(name, fields)| ((*name).to_owned(), fields.iter().map(|(n, t)| TypedField::new(n, t)).collect()))
+        .map(|(name, fields)| ((*name).to_owned(), fields.iter().map(|(n, t)| TypedField::new(*n, *t)).collect()))
         .collect()
 }
 

@@ -210,7 +210,7 @@ pub fn eip712_parts(typed: &TypedData) -> Option<Eip712Parts> {
     let (token, amount) = (address(permitted.get("token"))?, uint(permitted.get("amount"))?);
     let (spender, nonce, deadline) = (address(m.get("spender"))?, uint(m.get("nonce"))?, uint(m.get("deadline"))?);
     let witness_fields: Option<Vec<&str>> =
-        typed.types.get("Witness").map(|fs| fs.iter().map(|f| f.name.as_str()).collect());
+        typed.types.get("Witness").map(|fs| fs.iter().map(|f| f.name.as_ref()).collect());
     match (typed.primary_type.as_str(), witness_fields.as_deref()) {
         ("PermitTransferFrom", None) => Some(parts(
             &plain::PermitTransferFrom {
