@@ -53,8 +53,15 @@ pub(crate) async fn read_capped(response: &mut Response, cap: usize) -> Result<V
     let mut body = Vec::with_capacity(hint);
     while let Some(chunk) = response.body.chunk().await {
         let chunk = chunk.map_err(|_| None)?;
-        if body.len() + chunk.len() > cap {
+        let needed = body.len() + chunk.len();
+        if needed > cap {
             return Err(Some(()));
+        }
+        // Grow by doubling as a Vec would, but never past the cap: a capped body never holds a buffer larger than
+        // the cap itself.
+        if needed > body.capacity() {
+            let target = needed.max(body.capacity().saturating_mul(2)).min(cap);
+            body.reserve_exact(target - body.len());
         }
         body.extend_from_slice(&chunk);
     }

@@ -26,6 +26,7 @@ use terms::signer::BoxFuture;
 use terms::{Signature, Signer, SignerError, SigningRequest};
 
 pub mod net;
+pub mod world;
 
 /// A vector file from `tests/vectors/`.
 pub fn vectors(name: &str) -> Value {
@@ -306,6 +307,70 @@ impl Signer for CountingSigner {
 /// A current-thread runtime with paused time, so every wait is instant and exact.
 pub fn paused() -> tokio::runtime::Runtime {
     tokio::runtime::Builder::new_current_thread().enable_all().start_paused(true).build().expect("runtime")
+}
+
+/// What one call cost.
+#[derive(Clone, Copy, Debug)]
+pub struct Cost {
+    /// The most heap the test's thread held at once during the call, over what it held before: the gate, the
+    /// fetch, hyper's buffers and the loopback servers all run on that thread.
+    pub peak: u64,
+    /// The runtime's (paused) clock.
+    pub virtual_time: std::time::Duration,
+    /// The wall clock.
+    pub real: std::time::Duration,
+}
+
+impl Cost {
+    /// Asserts the peak heap stays under `bound` bytes. With `PEAK_LOG` set, prints each call's peak and wall time
+    /// (to see how far under its bound each case runs).
+    pub fn assert_peak_under(&self, bound: u64) {
+        if std::env::var_os("PEAK_LOG").is_some() {
+            eprintln!("PEAK {} {} {:?}", std::thread::current().name().unwrap_or("?"), self.peak, self.real);
+        }
+        assert!(self.peak < bound, "peak heap {} bytes, bound {bound}", self.peak);
+        assert!(self.peak > 0, "nothing counted: is the counting allocator installed?");
+    }
+
+    /// Asserts the call took exactly `virtual_time` on the paused clock, and less than `real` on the wall clock.
+    pub fn assert_time(&self, virtual_time: std::time::Duration, real: std::time::Duration) {
+        assert_eq!(self.virtual_time, virtual_time, "virtual time");
+        assert!(self.real < real, "real time {:?}, bound {real:?}", self.real);
+    }
+}
+
+/// A paused current-thread runtime whose calls can be measured: what a call allocates on this thread (where every
+/// task of the runtime runs), and how long it takes on both clocks. Counting is per thread (the
+/// `allocation-counter` crate is this binary's global allocator), so tests running in parallel never count.
+pub struct Measured {
+    rt: tokio::runtime::Runtime,
+}
+
+impl Measured {
+    pub fn new() -> Self {
+        Self { rt: paused() }
+    }
+
+    /// Runs unmeasured work (setting up servers, checks after the call).
+    pub fn block_on<F: std::future::Future>(&self, work: F) -> F::Output {
+        self.rt.block_on(work)
+    }
+
+    /// Runs `call`, measured.
+    pub fn measure<F: std::future::Future>(&self, call: F) -> (F::Output, Cost) {
+        let mut out = None;
+        let real = std::time::Instant::now();
+        let info = allocation_counter::measure(|| {
+            out = Some(self.rt.block_on(async {
+                let start = tokio::time::Instant::now();
+                let got = call.await;
+                (got, start.elapsed())
+            }));
+        });
+        let real = real.elapsed();
+        let (got, virtual_time) = out.expect("ran");
+        (got, Cost { peak: info.bytes_max, virtual_time, real })
+    }
 }
 
 /// buyer.json's `fixed`: the ATRs A and C, the seller document D, the payer, the clock and the agreement fixtures.

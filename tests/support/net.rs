@@ -13,6 +13,13 @@
 //! body once the client has read what was sent). While held, socket work runs in real time and takes no virtual
 //! time; once released, nothing is in flight, and the clock jumps straight to the gate's next timer (a deadline, a
 //! Retry-After wait, the end of the window), so every wait is measured exactly.
+//!
+//! A streamed answer ([`Act::Stream`]) is written step by step: a body that pauses (a slow-loris dribble, a stall
+//! before more) releases the hold only once the client has been handed every byte sent, lets the clock run, and
+//! takes the hold again before it writes the next byte, so each byte's virtual time is exact too. An endless body
+//! never runs more than [`WINDOW`] bytes ahead of what the client has been handed, so the bytes the server wrote
+//! measure what the client read rather than what the kernel's socket buffers absorbed. Each request's hold counts
+//! the body bytes the fetch handed the gate ([`Net::handed_to`]).
 #![allow(dead_code, unreachable_pub)]
 
 use std::collections::VecDeque;
@@ -22,6 +29,7 @@ use std::pin::Pin;
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex};
 use std::task::{Context, Poll};
+use std::time::Duration;
 
 use bytes::Bytes;
 use futures_core::Stream;
@@ -33,41 +41,101 @@ use tokio::net::{TcpListener, TcpStream};
 use tokio::sync::Notify;
 use tokio::time::Instant;
 
-/// Keeps tokio's paused clock still while held: a blocking task waiting for its sender to drop.
+/// Keeps tokio's paused clock still while held: a blocking task waiting for its sender to drop. A server that lets
+/// the clock run on purpose (a pause in a body) takes it again before it writes more.
 #[derive(Debug)]
 pub struct Hold {
-    tx: Mutex<Option<std::sync::mpsc::Sender<()>>>,
+    /// The URL the gate asked for.
+    url: String,
+    state: Mutex<HoldState>,
     /// Body bytes the client has been handed so far.
     yielded: AtomicUsize,
+    /// The size of the last chunk handed over.
+    last: AtomicUsize,
     progress: Notify,
 }
 
+#[derive(Debug, Default)]
+struct HoldState {
+    tx: Option<std::sync::mpsc::Sender<()>>,
+    /// The client's body ended, failed or was dropped: the request is over.
+    closed: bool,
+}
+
+/// A blocking task in flight until the sender drops or `limit` real time passes.
+fn blocking_waiter(limit: std::time::Duration) -> std::sync::mpsc::Sender<()> {
+    let (tx, rx) = std::sync::mpsc::channel::<()>();
+    drop(tokio::task::spawn_blocking(move || {
+        let _ = rx.recv_timeout(limit);
+    }));
+    tx
+}
+
+/// A hold the test forgets to release ends by itself after a few real seconds, so a broken script fails an
+/// assertion instead of hanging the run.
+pub const HOLD_LIMIT: std::time::Duration = std::time::Duration::from_secs(5);
+
 impl Hold {
-    fn new() -> Arc<Self> {
-        let (tx, rx) = std::sync::mpsc::channel::<()>();
-        // A hold the test forgets to release ends by itself after a few real seconds, so a broken script fails an
-        // assertion instead of hanging the run.
-        drop(tokio::task::spawn_blocking(move || {
-            let _ = rx.recv_timeout(std::time::Duration::from_secs(5));
-        }));
-        Arc::new(Self { tx: Mutex::new(Some(tx)), yielded: AtomicUsize::new(0), progress: Notify::new() })
+    fn new(url: &str) -> Arc<Self> {
+        let state = HoldState { tx: Some(blocking_waiter(HOLD_LIMIT)), closed: false };
+        Arc::new(Self {
+            url: url.to_owned(),
+            state: Mutex::new(state),
+            yielded: AtomicUsize::new(0),
+            last: AtomicUsize::new(0),
+            progress: Notify::new(),
+        })
     }
 
     /// Lets the clock move again.
     pub fn release(&self) {
-        self.tx.lock().unwrap().take();
+        self.state.lock().unwrap().tx.take();
+    }
+
+    /// Stops the clock again, unless the request is over (nothing would release it then).
+    fn acquire(&self) {
+        let mut state = self.state.lock().unwrap();
+        if !state.closed && state.tx.is_none() {
+            state.tx = Some(blocking_waiter(HOLD_LIMIT));
+        }
+    }
+
+    /// The client is done with the body: the clock may move, and a server waiting on it stops waiting.
+    fn finish(&self) {
+        {
+            let mut state = self.state.lock().unwrap();
+            state.closed = true;
+            state.tx.take();
+        }
+        self.progress.notify_waiters();
+    }
+
+    /// Whether the client is done with the body.
+    pub fn closed(&self) -> bool {
+        self.state.lock().unwrap().closed
     }
 
     fn note(&self, n: usize) {
         self.yielded.fetch_add(n, Ordering::SeqCst);
+        self.last.store(n, Ordering::SeqCst);
         self.progress.notify_waiters();
     }
 
-    /// Waits until the client has been handed at least `n` body bytes.
+    /// Body bytes the client has been handed.
+    pub fn handed(&self) -> usize {
+        self.yielded.load(Ordering::SeqCst)
+    }
+
+    /// The size of the last chunk the client was handed.
+    pub fn last_chunk(&self) -> usize {
+        self.last.load(Ordering::SeqCst)
+    }
+
+    /// Waits until the client has been handed at least `n` body bytes, or is done with the body.
     async fn until_yielded(&self, n: usize) {
         loop {
             let notified = self.progress.notified();
-            if self.yielded.load(Ordering::SeqCst) >= n {
+            if self.yielded.load(Ordering::SeqCst) >= n || self.closed() {
                 return;
             }
             notified.await;
@@ -89,15 +157,16 @@ impl Guard {
 impl Drop for Guard {
     fn drop(&mut self) {
         if let Some(hold) = self.0.take() {
-            hold.release();
+            hold.finish();
         }
     }
 }
 
-/// What the fetch and the servers share: the hold of the request in flight.
+/// What the fetch and the servers share: the hold of the request in flight, and every request's.
 #[derive(Debug, Default)]
 pub struct Net {
     current: Mutex<Option<Arc<Hold>>>,
+    all: Mutex<Vec<Arc<Hold>>>,
 }
 
 impl Net {
@@ -105,14 +174,31 @@ impl Net {
         Arc::default()
     }
 
-    fn hold(&self) -> Option<Arc<Hold>> {
-        let hold = Hold::new();
+    fn hold(&self, url: &str) -> Option<Arc<Hold>> {
+        let hold = Hold::new(url);
         *self.current.lock().unwrap() = Some(hold.clone());
+        self.all.lock().unwrap().push(hold.clone());
         Some(hold)
     }
 
     fn current(&self) -> Option<Arc<Hold>> {
         self.current.lock().unwrap().clone()
+    }
+
+    /// The body bytes the fetch handed the gate, request by request, in order.
+    pub fn handed(&self) -> Vec<usize> {
+        self.all.lock().unwrap().iter().map(|h| h.handed()).collect()
+    }
+
+    /// The body bytes the fetch handed the gate for the requests to `https://<host>/...`, in order.
+    pub fn handed_to(&self, host: &str) -> Vec<usize> {
+        let prefix = format!("https://{host}/");
+        self.all.lock().unwrap().iter().filter(|h| h.url.starts_with(&prefix)).map(|h| h.handed()).collect()
+    }
+
+    /// The last request's hold.
+    pub fn last(&self) -> Arc<Hold> {
+        self.all.lock().unwrap().last().cloned().expect("a request")
     }
 }
 
@@ -126,6 +212,36 @@ pub enum Payload {
     /// No length at all: the body ends when the connection closes.
     UntilClose(Vec<u8>),
 }
+
+/// How a streamed body is framed.
+#[derive(Clone, Copy, Debug)]
+pub enum Framing {
+    /// `Content-Length` of this many bytes, whatever is sent.
+    Length(usize),
+    /// `Transfer-Encoding: chunked`, each send one chunk.
+    Chunked,
+    /// No length: the body ends when the connection closes.
+    UntilClose,
+}
+
+/// One step of a streamed body.
+#[derive(Clone, Debug)]
+pub enum Step {
+    /// These bytes (one chunk when chunked).
+    Send(Vec<u8>),
+    /// Once the client has been handed everything sent, the body stalls and the clock runs this long.
+    Pause(Duration),
+    /// This piece again and again until the client is done with the body, never more than [`WINDOW`] bytes ahead
+    /// of what the client has been handed: the bytes written then measure what the client read.
+    Endless(Vec<u8>),
+    /// Once the client has been handed everything sent, quiet forever with the connection open.
+    Stall,
+    /// Once the client has been handed everything sent, a reset (RST).
+    Reset,
+}
+
+/// How far an [`Step::Endless`] body runs ahead of the client.
+pub const WINDOW: usize = 64 * 1024;
 
 /// One scripted answer.
 #[derive(Clone, Debug)]
@@ -141,6 +257,9 @@ pub enum Act {
     Reset,
     /// The status line, headers declaring `declared` bytes and `sent` of them, then a reset mid-body.
     ResetMidBody { status: u16, headers: Vec<(String, String)>, declared: usize, sent: Vec<u8> },
+    /// The status line, these headers, the framing's header, and a body written step by step; at its end (a
+    /// chunked body's last chunk written) the server closes its side, then waits for the client to close.
+    Stream { status: u16, headers: Vec<(String, String)>, framing: Framing, steps: Vec<Step> },
 }
 
 impl Act {
@@ -152,12 +271,19 @@ impl Act {
     }
     pub fn header(mut self, name: &str, value: &str) -> Self {
         match &mut self {
-            Self::Answer { headers, .. } | Self::Stall { headers, .. } | Self::ResetMidBody { headers, .. } => {
+            Self::Answer { headers, .. }
+            | Self::Stall { headers, .. }
+            | Self::ResetMidBody { headers, .. }
+            | Self::Stream { headers, .. } => {
                 headers.push((name.to_owned(), value.to_owned()));
             }
             Self::Never | Self::Reset => {}
         }
         self
+    }
+    /// 200 with a body written step by step.
+    pub fn stream(framing: Framing, steps: Vec<Step>) -> Self {
+        Self::Stream { status: 200, headers: vec![], framing, steps }
     }
     pub fn body(mut self, payload: Payload) -> Self {
         if let Self::Answer { body, .. } = &mut self {
@@ -197,6 +323,11 @@ pub struct Server {
     connections: Arc<AtomicUsize>,
     overruns: Arc<AtomicUsize>,
     arrived: Arc<Notify>,
+    /// Body bytes streamed answers wrote.
+    written: Arc<AtomicUsize>,
+    /// Connections of streamed answers the client closed, as the server saw it (end of stream or error).
+    peer_closed: Arc<AtomicUsize>,
+    ended: Arc<Notify>,
 }
 
 impl Server {
@@ -219,6 +350,9 @@ impl Server {
             connections: Arc::default(),
             overruns: Arc::default(),
             arrived: Arc::default(),
+            written: Arc::default(),
+            peer_closed: Arc::default(),
+            ended: Arc::default(),
         };
         let this = server.clone();
         let net = net.clone();
@@ -250,8 +384,11 @@ impl Server {
         self.arrived.notify_waiters();
         match act {
             Act::Answer { status, headers, body } => {
-                let _ = socket.write_all(&response(status, &headers, &body)).await;
+                let _ = write_response(&mut socket, status, &headers, &body).await;
                 let _ = socket.shutdown().await;
+            }
+            Act::Stream { status, headers, framing, steps } => {
+                self.stream(socket, net.current(), status, &headers, framing, steps).await;
             }
             Act::Stall { status, headers, declared, sent } => {
                 let mut bytes = head(status, &headers, Some(declared), false);
@@ -284,6 +421,141 @@ impl Server {
                 drop(socket);
             }
         }
+    }
+
+    /// Writes a streamed answer. The hold (the request's) is released only while the body pauses or stalls on
+    /// purpose, and only once the client has been handed every byte sent, so no byte is on its way when the clock
+    /// moves.
+    async fn stream(
+        &self,
+        mut socket: TcpStream,
+        hold: Option<Arc<Hold>>,
+        status: u16,
+        headers: &[(String, String)],
+        framing: Framing,
+        steps: Vec<Step>,
+    ) {
+        let length = match framing {
+            Framing::Length(n) => Some(n),
+            Framing::Chunked | Framing::UntilClose => None,
+        };
+        let chunked = matches!(framing, Framing::Chunked);
+        if socket.write_all(&head(status, headers, length, chunked)).await.is_err() {
+            return;
+        }
+        let closed = || hold.as_ref().is_some_and(|h| h.closed());
+        let caught_up = |n: usize| {
+            let hold = hold.clone();
+            async move {
+                if let Some(hold) = hold {
+                    hold.until_yielded(n).await;
+                }
+            }
+        };
+        let mut sent = 0usize;
+        for step in steps {
+            if closed() {
+                break;
+            }
+            match step {
+                Step::Send(bytes) => {
+                    if self.send(&mut socket, &bytes, chunked).await.is_err() {
+                        return self.until_peer_closed(socket).await;
+                    }
+                    sent += bytes.len();
+                }
+                Step::Pause(wait) => {
+                    caught_up(sent).await;
+                    if let Some(hold) = &hold {
+                        hold.release();
+                    }
+                    tokio::time::sleep(wait).await;
+                    if let Some(hold) = &hold {
+                        hold.acquire();
+                    }
+                }
+                Step::Endless(piece) => loop {
+                    caught_up(sent.saturating_sub(WINDOW)).await;
+                    if closed() {
+                        break;
+                    }
+                    if self.send(&mut socket, &piece, chunked).await.is_err() {
+                        return self.until_peer_closed(socket).await;
+                    }
+                    sent += piece.len();
+                },
+                Step::Stall => {
+                    caught_up(sent).await;
+                    if let Some(hold) = &hold {
+                        hold.release();
+                    }
+                    std::future::pending::<()>().await;
+                }
+                Step::Reset => {
+                    caught_up(sent).await;
+                    let _ = socket.set_zero_linger();
+                    return;
+                }
+            }
+        }
+        if chunked && !closed() && socket.write_all(b"0\r\n\r\n").await.is_err() {
+            return self.until_peer_closed(socket).await;
+        }
+        let _ = socket.shutdown().await;
+        self.until_peer_closed(socket).await;
+    }
+
+    /// One piece of body, counted once written.
+    async fn send(&self, socket: &mut TcpStream, bytes: &[u8], chunked: bool) -> std::io::Result<()> {
+        if chunked {
+            if bytes.is_empty() {
+                return Ok(());
+            }
+            socket.write_all(format!("{:x}\r\n", bytes.len()).as_bytes()).await?;
+            socket.write_all(bytes).await?;
+            socket.write_all(b"\r\n").await?;
+        } else {
+            socket.write_all(bytes).await?;
+        }
+        self.written.fetch_add(bytes.len(), Ordering::SeqCst);
+        Ok(())
+    }
+
+    /// Reads (and drops) until the client closes the connection.
+    async fn until_peer_closed(&self, mut socket: TcpStream) {
+        let mut sink = [0u8; 1024];
+        while let Ok(n) = socket.read(&mut sink).await {
+            if n == 0 {
+                break;
+            }
+        }
+        self.peer_closed.fetch_add(1, Ordering::SeqCst);
+        self.ended.notify_waiters();
+    }
+
+    /// Body bytes streamed answers wrote.
+    pub fn written(&self) -> usize {
+        self.written.load(Ordering::SeqCst)
+    }
+
+    /// Streamed answers whose connection the client closed.
+    pub fn peer_closed(&self) -> usize {
+        self.peer_closed.load(Ordering::SeqCst)
+    }
+
+    /// Waits (in real time, the clock held) until the client has closed `n` streamed answers' connections, at most
+    /// a few real seconds; answers whether it did.
+    pub async fn closed_by_peer(&self, n: usize) -> bool {
+        let wait = async {
+            loop {
+                let notified = self.ended.notified();
+                if self.peer_closed() >= n {
+                    return;
+                }
+                notified.await;
+            }
+        };
+        in_real_time(wait, HOLD_LIMIT).await.is_some()
     }
 
     /// Every request read so far, in order.
@@ -375,29 +647,49 @@ fn head(status: u16, headers: &[(String, String)], length: Option<usize>, chunke
     text.into_bytes()
 }
 
-fn response(status: u16, headers: &[(String, String)], body: &Payload) -> Vec<u8> {
+/// Writes an answer: the head, then the body as it is, never copied (the measured calls count the server's heap
+/// too).
+async fn write_response(
+    socket: &mut TcpStream,
+    status: u16,
+    headers: &[(String, String)],
+    body: &Payload,
+) -> std::io::Result<()> {
     match body {
         Payload::Sized(b) => {
             let declared = headers.iter().any(|(n, _)| n.eq_ignore_ascii_case("content-length"));
-            let mut out = head(status, headers, (!declared).then_some(b.len()), false);
-            out.extend_from_slice(b);
-            out
+            socket.write_all(&head(status, headers, (!declared).then_some(b.len()), false)).await?;
+            socket.write_all(b).await
         }
         Payload::Chunked(chunks) => {
-            let mut out = head(status, headers, None, true);
+            socket.write_all(&head(status, headers, None, true)).await?;
             for c in chunks.iter().filter(|c| !c.is_empty()) {
-                out.extend_from_slice(format!("{:x}\r\n", c.len()).as_bytes());
-                out.extend_from_slice(c);
-                out.extend_from_slice(b"\r\n");
+                socket.write_all(format!("{:x}\r\n", c.len()).as_bytes()).await?;
+                socket.write_all(c).await?;
+                socket.write_all(b"\r\n").await?;
             }
-            out.extend_from_slice(b"0\r\n\r\n");
-            out
+            socket.write_all(b"0\r\n\r\n").await
         }
         Payload::UntilClose(b) => {
-            let mut out = head(status, headers, None, false);
-            out.extend_from_slice(b);
-            out
+            socket.write_all(&head(status, headers, None, false)).await?;
+            socket.write_all(b).await
         }
+    }
+}
+
+/// Runs `work` with tokio's paused clock held still (a blocking task in flight) for at most `limit` real time;
+/// `None` when the limit passed first. For waits on the network alone, which take no virtual time.
+pub async fn in_real_time<T>(work: impl Future<Output = T>, limit: std::time::Duration) -> Option<T> {
+    let (tx, rx) = std::sync::mpsc::channel::<()>();
+    let waiter = tokio::task::spawn_blocking(move || {
+        let _ = rx.recv_timeout(limit);
+    });
+    tokio::select! {
+        out = work => {
+            drop(tx);
+            Some(out)
+        }
+        _ = waiter => None,
     }
 }
 
@@ -441,7 +733,7 @@ impl Fetch for Loopback {
         self.asked.lock().unwrap().push(request.url.to_owned());
         Box::pin(async move {
             let Some(url) = self.rewrite(request.url) else { return Err(FetchError::new("no route")) };
-            let hold = Guard(self.net.hold());
+            let hold = Guard(self.net.hold(request.url));
             let response = self.inner.get(Request { url: &url, headers: request.headers }).await?;
             let body = Body::from_stream(Held { body: response.body, hold });
             Ok(Response::new(response.status, response.headers, body))
