@@ -23,6 +23,7 @@ while [ $# -gt 0 ]; do
 done
 
 start=$(date +%s)
+export PYTHONDONTWRITEBYTECODE=1  # no __pycache__ beside the scripts
 target=${CARGO_TARGET_DIR:-target}
 venv=target/peer-venv
 out=target/differential
