@@ -208,6 +208,10 @@ def string_variants(s):
                 "0x" + ("0" if h[0] != "0" else "1") + h[1:]]
     if s.isdigit():
         out += DECIMALS
+    if len(s) == 42 and s.startswith("0x"):
+        # Another well-formed address (a payee, a spender, a manager that is not the one expected), and Anvil's.
+        out += ["0x1111111111111111111111111111111111111111", "0x" + s[2:].lower(), "0x" + s[2:].upper(), PAYER,
+                "0x0000000000000000000000000000000000000000"]
     return out
 
 
