@@ -47,14 +47,74 @@ pub fn text_within_depth(text: &str) -> bool {
 
 /// The value of JSON text nested at most [`MAX_JSON_DEPTH`] deep, read as JSON.parse reads it: a repeated member
 /// keeps its last value, array-index member names come first in ascending order, and an integer past 2^53 is the
-/// double nearest to it. `None` for text that is deeper or is not JSON.
+/// double nearest to it, still an integer where a `u64` or `i64` holds it (as the reference holds it); `-0` is the
+/// integer 0 and a number past the double range is `null` (JSON.parse's infinity, as JSON.stringify writes it).
+/// `None` for text that is deeper or is not JSON, and for a string holding a lone surrogate escape, which JSON.parse
+/// reads but no Rust string can hold (a deliberate difference from the reference: such a challenge or receipt is
+/// declined as unreadable).
 pub fn parse(text: &str) -> Option<Value> {
     if !text_within_depth(text) {
         return None;
     }
-    let mut value: Value = serde_json::from_str(text).ok()?;
+    let mut value: Value = serde_json::from_str(&as_js_numbers(text)).ok()?;
     as_parsed_by_js(&mut value);
     Some(value)
+}
+
+/// The text with the two number forms serde_json reads otherwise than the reference rewritten: the integer literal
+/// `-0` as `0` (JSON.parse's value, held as the integer 0, where serde_json would hold the float -0.0), and a number
+/// past the double range as `null` (JSON.parse reads it as an infinity, which no JSON value holds and JSON.stringify
+/// writes as `null`; serde_json refuses the whole text). Strings are left alone; a text with neither form is
+/// borrowed as it is.
+fn as_js_numbers(text: &str) -> std::borrow::Cow<'_, str> {
+    let bytes = text.as_bytes();
+    let mut out: Option<String> = None;
+    let (mut at, mut copied) = (0usize, 0usize);
+    let (mut in_string, mut escaped) = (false, false);
+    while let Some(&b) = bytes.get(at) {
+        if in_string {
+            if escaped {
+                escaped = false;
+            } else if b == b'\\' {
+                escaped = true;
+            } else if b == b'"' {
+                in_string = false;
+            }
+            at += 1;
+            continue;
+        }
+        if b == b'"' {
+            in_string = true;
+            at += 1;
+            continue;
+        }
+        if b != b'-' && !b.is_ascii_digit() {
+            at += 1;
+            continue;
+        }
+        let len = bytes.get(at..).unwrap_or_default().iter().take_while(|c| b"0123456789+-.eE".contains(c)).count();
+        let end = at + len;
+        let token = text.get(at..end).unwrap_or_default();
+        let rewritten = if token == "-0" {
+            Some("0")
+        } else {
+            token.parse::<f64>().ok().filter(|f| f.is_infinite()).map(|_| "null")
+        };
+        if let Some(rewritten) = rewritten {
+            let buffer = out.get_or_insert_with(|| String::with_capacity(text.len()));
+            buffer.push_str(text.get(copied..at).unwrap_or_default());
+            buffer.push_str(rewritten);
+            copied = end;
+        }
+        at = end;
+    }
+    match out {
+        None => std::borrow::Cow::Borrowed(text),
+        Some(mut buffer) => {
+            buffer.push_str(text.get(copied..).unwrap_or_default());
+            std::borrow::Cow::Owned(buffer)
+        }
+    }
 }
 
 fn is_array_index(key: &str) -> bool {
@@ -75,8 +135,8 @@ fn as_parsed_by_js(value: &mut Value) {
             Value::Number(n) => {
                 let wide = n.as_u64().map(|u| u > 1 << 53).unwrap_or(false)
                     || n.as_i64().map(|i| i < -(1 << 53)).unwrap_or(false);
-                if wide && let Some(f) = n.as_f64().and_then(Number::from_f64) {
-                    *n = f;
+                if wide && let Some(nearest) = n.as_f64().and_then(integer_of) {
+                    *n = nearest;
                 }
             }
             Value::Array(items) => stack.extend(items.iter_mut()),
@@ -103,6 +163,22 @@ fn as_parsed_by_js(value: &mut Value) {
             }
             _ => {}
         }
+    }
+}
+
+/// An integer literal's nearest double held as the integer it is, as the reference holds it (an integer stays an
+/// integer: 9007199254740993 reads as the integer 9007199254740992, never as 9007199254740992.0); a double no
+/// `u64` or `i64` holds (2^64 and past) stays a double, the one form `serde_json` has for it.
+fn integer_of(double: f64) -> Option<Number> {
+    // Every double past 2^53 in magnitude is integral, so the casts below are exact inside the bounds checked.
+    const TWO_64: f64 = 18_446_744_073_709_551_616.0;
+    const TWO_63: f64 = 9_223_372_036_854_775_808.0;
+    if (0.0..TWO_64).contains(&double) {
+        Some(Number::from(double as u64))
+    } else if (-TWO_63..0.0).contains(&double) {
+        Some(Number::from(double as i64))
+    } else {
+        Number::from_f64(double)
     }
 }
 

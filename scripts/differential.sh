@@ -1,0 +1,73 @@
+#!/usr/bin/env bash
+# Differential test against the Python reference (integraledger-terms 0.4.0): generates mutated offers, ATRs, accounts,
+# inputs and signer answers for every built pairing from the vector files, runs each case through the reference and
+# through the crate, and fails on any difference in outcome (decline code and detail, signing request, signed payment
+# byte for byte). Not part of `cargo test`; .ci/run runs it when python3 is present.
+#
+#   scripts/differential.sh                  # the fixed default seed and count, so a CI failure reproduces
+#   scripts/differential.sh --seed 7 --cases 6000
+#
+# The reference is installed (with eth-account, for the wallet's signatures) into target/peer-venv on first use, as
+# scripts/bench-peer does. The files of the last run are kept in target/differential/ (cases, both outcomes, report).
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+seed=1
+cases=3600
+while [ $# -gt 0 ]; do
+  case "$1" in
+    --seed) seed=$2; shift 2 ;;
+    --cases) cases=$2; shift 2 ;;
+    *) echo "usage: $0 [--seed S] [--cases N]" >&2; exit 2 ;;
+  esac
+done
+
+start=$(date +%s)
+export PYTHONDONTWRITEBYTECODE=1  # no __pycache__ beside the scripts
+target=${CARGO_TARGET_DIR:-target}
+venv=target/peer-venv
+out=target/differential
+if [ ! -x "$venv/bin/python" ] || ! "$venv/bin/python" -c "import integraledger_terms, eth_account" 2>/dev/null; then
+  python3 -m venv "$venv"
+  "$venv/bin/pip" install --quiet integraledger-terms==0.4.0 eth-account
+fi
+"$venv/bin/python" - <<'PY'
+import importlib.metadata as m, sys
+v = m.version("integraledger-terms")
+if v != "0.4.0":
+    sys.exit(f"the reference in target/peer-venv is integraledger-terms {v}, not 0.4.0")
+PY
+mkdir -p "$out"
+
+# The crate's runner (the dev profile, which `cargo test` has already built), and the pairings this build has: the
+# generator must cover exactly those.
+cargo build --quiet --features local-signer --example differential
+runner="$target/debug/examples/differential"
+built=$(printf '{"builtIds":true}\n' | "$runner")
+python3 - "$built" <<'PY'
+import json, sys
+sys.path.insert(0, "scripts/differential")
+from generate import PAIRINGS
+built = json.loads(sys.argv[1])["builtIds"]
+if sorted(built) != sorted(PAIRINGS):
+    sys.exit(f"the generator covers {sorted(PAIRINGS)} but the crate builds {sorted(built)}")
+PY
+
+python3 scripts/differential/generate.py --seed "$seed" --cases "$cases" > "$out/cases.jsonl"
+
+# The reference on two processes and the crate beside them (the machine has two cores).
+split -n l/2 -d "$out/cases.jsonl" "$out/part."
+"$venv/bin/python" scripts/differential/peer.py < "$out/part.00" > "$out/peer.00" &
+first=$!
+"$venv/bin/python" scripts/differential/peer.py < "$out/part.01" > "$out/peer.01" &
+second=$!
+"$runner" < "$out/cases.jsonl" > "$out/ours.jsonl"
+wait "$first"
+wait "$second"
+cat "$out/peer.00" "$out/peer.01" > "$out/peer.jsonl"
+rm -f "$out"/part.0? "$out"/peer.0?
+
+status=0
+python3 scripts/differential/compare.py "$out/cases.jsonl" "$out/peer.jsonl" "$out/ours.jsonl" | tee "$out/report.txt" || status=$?
+echo "seed $seed, $cases cases: $(( $(date +%s) - start )) s"
+exit "$status"
