@@ -9,7 +9,8 @@
 //! a read the pairing refuses is `offer-unreadable` with the refusal's code; a confirmation fetched the read's link
 //! once, carries the hash of the bytes served (which is the advertised H), names this pairing, chooses an option
 //! the document offers, names an agreement URL only for a pairing whose payment is no public proof, and survives a
-//! serde round trip; and the same call again gives the same answer.
+//! serde round trip; and the same call again gives the same answer (the same decline, or a confirmation of the same
+//! bytes and H for the same pairing).
 #![no_main]
 
 use libfuzzer_sys::fuzz_target;
@@ -60,8 +61,14 @@ fuzz_target!(|data: &[u8]| {
             }
             Ok(c) => confirmed(f.id, pairing.public_proof(), &doc, c, read.as_ref().ok(), &asked, &f.atr),
         }
+        // The same call again gives the same answer. A build may draw a fresh random value where the buyer's
+        // inputs give none (the batch channel's deposit `authSalt`), so a confirmation is compared by what it
+        // read and compared, a decline whole.
         let (again, _) = run();
-        assert_eq!(got, again, "{}: the same confirm answered differently", f.id);
+        match (&got, &again) {
+            (Ok(a), Ok(b)) => assert_eq!((a.h, &a.bytes, &a.chosen.pairing), (b.h, &b.bytes, &b.chosen.pairing)),
+            (a, b) => assert_eq!(a, b, "{}: the same confirm answered differently", f.id),
+        }
     }
 });
 
