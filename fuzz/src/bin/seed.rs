@@ -1,0 +1,174 @@
+//! Writes the seed corpora of the fuzz targets from the vector files: `cargo run --manifest-path fuzz/Cargo.toml
+//! --bin seed [dir]` (default `fuzz/corpus`), one folder per target, one file per seed, each in its target's input
+//! form. `scripts/fuzz` runs it before fuzzing; the corpora are not committed.
+
+use std::path::{Path, PathBuf};
+
+use serde_json::{Value, json};
+use terms::codec::b64_encode;
+use terms::json::to_js_string;
+use terms::{Finish, Signer};
+use terms_fuzz::{Reply, buyer, buyer_atr, confirmed, fixture, fixtures, join, paused, real_hold, vector_file};
+
+fn write(dir: &Path, target: &str, name: &str, bytes: &[u8]) {
+    let folder = dir.join(target);
+    std::fs::create_dir_all(&folder).expect("corpus folder");
+    std::fs::write(folder.join(format!("seed-{name}")), bytes).expect("seed written");
+}
+
+fn js(v: &Value) -> String {
+    to_js_string(v).expect("a fixture is plain JSON")
+}
+
+fn main() {
+    let dir =
+        std::env::args().nth(1).map_or_else(|| PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("corpus"), PathBuf::from);
+    let mut count = 0usize;
+    let mut put = |target: &str, name: &str, bytes: &[u8]| {
+        write(&dir, target, name, bytes);
+        count += 1;
+    };
+    let fixed = buyer();
+    let agreement = &fixed["agreement"];
+
+    // payment_required: every fixture document and the agreement 402s, as headers and as JSON text.
+    let mut docs: Vec<(String, Value)> = fixtures().iter().map(|f| (f.id.replace('/', "_"), f.doc.clone())).collect();
+    docs.push(("buyer-D".into(), fixed["D"].clone()));
+    docs.push(("agreement-required".into(), agreement["required"].clone()));
+    docs.push(("agreement-requiredMixed".into(), agreement["requiredMixed"].clone()));
+    for (name, doc) in &docs {
+        put("payment_required", &format!("{name}-header"), b64_encode(js(doc).as_bytes()).as_bytes());
+        put("payment_required", &format!("{name}-json"), js(doc).as_bytes());
+    }
+    let timeout_text = agreement["requiredTimeoutText"].as_str().expect("text");
+    put("payment_required", "requiredTimeoutText-header", b64_encode(timeout_text.as_bytes()).as_bytes());
+
+    // choose: each fixture's document, account, inputs and time.
+    for f in fixtures() {
+        let seed = join(&[
+            js(&f.doc).as_bytes(),
+            f.account.as_bytes(),
+            js(&Value::Object(f.inputs.clone())).as_bytes(),
+            f.now.to_string().as_bytes(),
+        ]);
+        put("choose", &f.id.replace('/', "_"), &seed);
+    }
+
+    // link: the core vectors' link rows, every fixture's link and the agreement URL.
+    let core = vector_file("core-vectors.json");
+    for row in core["links"]["rows"].as_array().expect("rows") {
+        put("link", row["name"].as_str().expect("name"), row["link"].as_str().expect("link").as_bytes());
+    }
+    put("link", "fixture", fixture("x402/exact/eip155/eip3009").link().as_bytes());
+    put("link", "agreement", agreement["url"].as_str().expect("url").as_bytes());
+
+    // agreement: the BA rows' answers, unpaid (mode 0: 402, then the approval is paid) and paid (mode 1).
+    let required = b64_encode(js(&agreement["required"]).as_bytes());
+    let receipt = js(&agreement["receipt"]);
+    let other = js(&agreement["receiptOtherHash"]);
+    let r402 = Reply::to_fuzz("402", &[("PAYMENT-REQUIRED", &required)], b"");
+    let r402_json = Reply::to_fuzz("402", &[("PAYMENT-REQUIRED-JSON", &js(&agreement["required"]))], b"");
+    let r402_text = Reply::to_fuzz("402", &[("PAYMENT-REQUIRED", &b64_encode(timeout_text.as_bytes()))], b"");
+    let r202 = Reply::to_fuzz("202", &[("Retry-After", "2")], b"");
+    let r200 = Reply::to_fuzz("200", &[("Content-Type", "application/json")], receipt.as_bytes());
+    let r200_other = Reply::to_fuzz("200", &[], other.as_bytes());
+    let r503 = Reply::to_fuzz("503", &[], b"");
+    let gz = Reply::to_fuzz("200", &[("Content-Encoding", "gzip")], receipt.as_bytes());
+    let scripts: Vec<(&str, u8, Vec<&[u8]>)> = vec![
+        ("ba1", 0, vec![&r402, &r202, &r200]),
+        ("ba1-json", 0, vec![&r402_json, &r200]),
+        ("timeout-text", 0, vec![&r402_text, b"N", &r200]),
+        ("receipt-first", 0, vec![&r200]),
+        ("pending-first", 0, vec![&r202]),
+        ("other-hash", 0, vec![&r402, &r200_other]),
+        ("paid", 1, vec![&r202, &r503, b"R", &r200]),
+        ("paid-stall", 1, vec![b"S200\n\n{\"atrHash\"", &r200]),
+        ("paid-gzip", 1, vec![&gz]),
+        ("cancelled", 3, vec![&r200]),
+    ];
+    for (name, mode, parts) in scripts {
+        let mut seed = vec![mode];
+        seed.extend(join(&parts));
+        put("agreement", name, &seed);
+    }
+    let _ = buyer_atr();
+
+    // retry_after.
+    for (i, v) in ["2", " 5\t", "0", "-1", "1.5", "Wed, 21 Oct 2015 07:28:00 GMT", "1234567890", "999999999", ""]
+        .iter()
+        .enumerate()
+    {
+        put("retry_after", &i.to_string(), v.as_bytes());
+    }
+
+    // finish: each pairing's own signer's answer to its confirmed request (the ERC-7710 salt level's from its B6
+    // payment), and the build-is-the-payment pairing with no answer.
+    let rt = paused();
+    for (i, (f, c)) in confirmed().iter().enumerate() {
+        let i = u8::try_from(i).expect("few pairings");
+        let name = f.id.replace('/', "_");
+        let answer = match (&c.request, f.id) {
+            (_, "x402/exact/eip155/erc7710-salt") => {
+                let p = &f.presented.as_ref().expect("B6")["payload"];
+                json!({"delegationManager": p["delegationManager"], "permissionContext": p["permissionContext"], "delegator": p["delegator"]})
+            }
+            (Some(request), _) => rt.block_on(f.signer().sign(request)).expect("the fixture signs").into_json(),
+            (None, _) => {
+                put("finish", &name, &[&[i | 0x40][..], b"null"].concat());
+                continue;
+            }
+        };
+        let got = terms::finish(&c.bytes, &c.chosen, &[terms::Signature::new(answer.clone())], f.pairing());
+        assert!(matches!(got, Ok(Finish::Finished(_))), "{}: the seed answer finishes: {got:?}", f.id);
+        put("finish", &name, &[&[i][..], js(&answer).as_bytes()].concat());
+    }
+
+    // hold: the fixture's hold and a few steps.
+    let hold = js(&serde_json::to_value(real_hold()).expect("hold"));
+    for (name, steps) in [
+        ("record", vec!["r1000", "r2000"]),
+        ("within", vec!["w", "r2000", "w500"]),
+        ("refund", vec!["w", "p1000", "c"]),
+        ("bare", vec![]),
+    ] {
+        let mut parts: Vec<&[u8]> = vec![hold.as_bytes()];
+        parts.extend(steps.iter().map(|s| s.as_bytes()));
+        put("hold", name, &join(&parts));
+    }
+
+    // mcp: arguments that pass each tool's schema.
+    let f = fixture("x402/exact/eip155/eip3009");
+    let (_, c) = confirmed().iter().find(|(x, _)| x.id == f.id).expect("confirmed");
+    let atr = b64_encode(&f.atr);
+    let mac = format!("0x{}", "0".repeat(64));
+    let mut chosen = serde_json::to_value(&c.chosen).expect("chosen");
+    chosen["mac"] = json!(mac);
+    let channel = fixture(terms_fuzz::CHANNEL);
+    let mut sealed_hold = serde_json::to_value(real_hold()).expect("hold");
+    sealed_hold["mac"] = json!(mac);
+    let approved = serde_json::to_value(terms_fuzz::approved_agreement()).expect("approved");
+    let tools: Vec<(&str, Value)> = vec![
+        ("atr_confirm", json!({"pairing": f.id, "document": f.doc, "account": f.account})),
+        (
+            "atr_finish",
+            json!({"pairing": f.id, "atr": atr, "chosen": chosen, "signature": format!("0x{}", "11".repeat(65))}),
+        ),
+        ("atr_check", json!({"pairing": f.id, "atr": atr, "presented": f.presented})),
+        ("atr_transact", json!({"pairing": f.id, "document": f.doc, "inputs": {}})),
+        ("atr_agree", json!({"atr": atr, "chosen": chosen, "approved": approved})),
+        ("atr_channel_open", json!({"pairing": channel.id, "atr": atr, "signed": real_hold().opening, "mac": mac})),
+        ("atr_channel_record_charge", json!({"hold": sealed_hold, "charged": "2000"})),
+        (
+            "atr_channel_within",
+            json!({"pairing": channel.id, "hold": sealed_hold, "document": channel.doc, "refund": {}}),
+        ),
+    ];
+    for (name, args) in tools {
+        let index = terms::mcp::TOOL_NAMES.iter().position(|n| *n == name).expect("a tool");
+        let selector = u8::try_from(index).expect("eight tools");
+        put("mcp", name, &[&[selector][..], js(&args).as_bytes()].concat());
+    }
+    put("mcp", "no-arguments", &[8u8]);
+
+    println!("wrote {count} seeds under {}", dir.display());
+}

@@ -1,0 +1,518 @@
+//! What the fuzz targets share: the vector files' fixtures for every built pairing, an in-memory [`Fetch`] whose
+//! answers come from the fuzz input and that counts what it is asked, a signer that counts what it is handed, a
+//! paused tokio runtime, and the input's framing.
+//!
+//! Framing. Most targets read several values from one input. They are separated by the byte `0xFF`, which never
+//! occurs in UTF-8 text, so the fuzzer mutates each part on its own and a seed is the parts joined by that byte.
+//! A part that is not UTF-8 is read lossily.
+#![allow(clippy::unwrap_used, clippy::expect_used, clippy::indexing_slicing, clippy::panic, missing_docs)]
+
+use std::collections::VecDeque;
+use std::pin::Pin;
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::{Arc, Mutex, OnceLock};
+use std::task::{Context, Poll};
+
+use bytes::Bytes;
+use futures_core::Stream;
+use serde_json::{Map, Value, json};
+use terms::fetch::{Body, Fetch, FetchError, Request, Response};
+use terms::local::LocalSigner;
+use terms::signer::BoxFuture;
+use terms::{Pairing, Signature, Signer, SignerError, SigningRequest};
+
+/// The byte between the parts of an input.
+pub const SEP: u8 = 0xFF;
+
+/// The input's parts, split on [`SEP`].
+pub fn parts(data: &[u8]) -> Vec<&[u8]> {
+    data.split(|b| *b == SEP).collect()
+}
+
+/// The input's parts joined: how a seed is written.
+pub fn join(parts: &[&[u8]]) -> Vec<u8> {
+    let mut out = Vec::new();
+    for (i, p) in parts.iter().enumerate() {
+        if i > 0 {
+            out.push(SEP);
+        }
+        out.extend_from_slice(p);
+    }
+    out
+}
+
+/// A part as text.
+pub fn text(part: &[u8]) -> String {
+    String::from_utf8_lossy(part).into_owned()
+}
+
+/// A current-thread runtime with paused time: every wait (a deadline, a Retry-After, the exchange's window) is
+/// instant, and elapsed virtual time can be measured exactly.
+pub fn paused() -> tokio::runtime::Runtime {
+    tokio::runtime::Builder::new_current_thread().enable_all().start_paused(true).build().expect("runtime")
+}
+
+// ---------------------------------------------------------------------------------------------------------------
+// Vector files.
+
+const BUYER: &str = include_str!("../../tests/vectors/buyer.json");
+const FILES: [(&str, &str); 9] = [
+    ("core-vectors.json", include_str!("../../tests/vectors/core-vectors.json")),
+    ("x402-exact-eip155-eip3009.json", include_str!("../../tests/vectors/x402-exact-eip155-eip3009.json")),
+    ("x402-exact-eip155-permit2.json", include_str!("../../tests/vectors/x402-exact-eip155-permit2.json")),
+    ("x402-upto-eip155-permit2.json", include_str!("../../tests/vectors/x402-upto-eip155-permit2.json")),
+    ("x402-exact-eip155-erc7710.json", include_str!("../../tests/vectors/x402-exact-eip155-erc7710.json")),
+    ("x402-exact-eip155-erc7710-salt.json", include_str!("../../tests/vectors/x402-exact-eip155-erc7710-salt.json")),
+    (
+        "x402-auth-capture-eip155-eip3009.json",
+        include_str!("../../tests/vectors/x402-auth-capture-eip155-eip3009.json"),
+    ),
+    (
+        "x402-auth-capture-eip155-permit2.json",
+        include_str!("../../tests/vectors/x402-auth-capture-eip155-permit2.json"),
+    ),
+    ("x402-batch-settlement.json", include_str!("../../tests/vectors/x402-batch-settlement.json")),
+];
+
+/// A vector file, parsed.
+pub fn vector_file(name: &str) -> Value {
+    let text = if name == "buyer.json" {
+        BUYER
+    } else {
+        FILES.iter().find(|(n, _)| *n == name).map(|(_, t)| *t).expect("a vector file the fuzz crate includes")
+    };
+    serde_json::from_str(text).expect("vector JSON")
+}
+
+/// buyer.json's `fixed`: the ATR A, the seller document D, the payer and the agreement fixtures.
+pub fn buyer() -> &'static Value {
+    static BUYER_FIXED: OnceLock<Value> = OnceLock::new();
+    BUYER_FIXED.get_or_init(|| vector_file("buyer.json")["fixed"].clone())
+}
+
+/// Bytes from hex.
+pub fn hex(text: &str) -> Vec<u8> {
+    let text = text.trim_start_matches("0x");
+    (0..text.len()).step_by(2).map(|i| u8::from_str_radix(&text[i..i + 2], 16).expect("hex")).collect()
+}
+
+/// What confirm needs for one built pairing, from its vector file: the seller's document (advertising H of `atr`),
+/// the ATR its link serves, the payer's account, the buyer's inputs, the time, and the keys that sign.
+#[derive(Debug, Clone)]
+pub struct Fixture {
+    pub id: &'static str,
+    pub doc: Value,
+    pub atr: Vec<u8>,
+    pub account: String,
+    pub inputs: Map<String, Value>,
+    pub now: u64,
+    pub payer_key: String,
+    /// The key that signs EIP-712 `Voucher` requests (a batch channel's payer authorizer), where it differs.
+    pub voucher_key: Option<String>,
+    /// The B6 payment of the file, where it has one: a signed payment whose bound reads H(`atr`).
+    pub presented: Option<Value>,
+}
+
+impl Fixture {
+    pub fn pairing(&self) -> &'static dyn Pairing {
+        terms::pairing(self.id).expect("a built pairing")
+    }
+
+    /// The link the document names.
+    pub fn link(&self) -> String {
+        self.doc["extensions"]["legalContext"]["info"]["legalContextUrl"].as_str().expect("link").to_owned()
+    }
+
+    /// The gate options: the fixture's clock and inputs, counting payment ids.
+    pub fn options(&self) -> terms::Options {
+        terms::Options::new()
+            .clock(terms::FixedClock(self.now))
+            .ids(terms::env::CountingIds::default())
+            .inputs(self.inputs.clone())
+    }
+
+    /// A signer with the fixture's keys that counts what it is handed.
+    pub fn signer(&self) -> CountingSigner {
+        CountingSigner::new(&self.payer_key, self.voucher_key.as_deref(), &self.account)
+    }
+}
+
+fn b2_row(file: &Value, id: &str) -> Value {
+    file["buyer"]["rows"]
+        .as_array()
+        .expect("rows")
+        .iter()
+        .find(|r| r["name"] == "B2" && r["pairing"] == id)
+        .cloned()
+        .unwrap_or_else(|| panic!("no B2 row for {id}"))
+}
+
+fn b6_presented(file: &Value, id: &str) -> Option<Value> {
+    file["buyer"]["rows"]
+        .as_array()?
+        .iter()
+        .find(|r| r["name"] == "B6" && r["pairing"] == id)
+        .map(|r| r["input"]["presented"].clone())
+}
+
+/// Every built pairing's fixture, in registry order. Panics (a crash the fuzzer reports at once) when a pairing this
+/// build has is missing here, so a new family cannot go unfuzzed.
+pub fn fixtures() -> &'static [Fixture] {
+    static ALL: OnceLock<Vec<Fixture>> = OnceLock::new();
+    ALL.get_or_init(|| {
+        let agreement_url = buyer()["agreement"]["url"].clone();
+        let mut all = Vec::new();
+        for id in terms::pairing::built_ids() {
+            let file_name = match id {
+                "x402/exact/eip155/eip3009" => "x402-exact-eip155-eip3009.json",
+                "x402/exact/eip155/permit2" => "x402-exact-eip155-permit2.json",
+                "x402/upto/eip155/permit2" => "x402-upto-eip155-permit2.json",
+                "x402/exact/eip155/erc7710" => "x402-exact-eip155-erc7710.json",
+                "x402/exact/eip155/erc7710-salt" => "x402-exact-eip155-erc7710-salt.json",
+                "x402/auth-capture/eip155/eip3009" => "x402-auth-capture-eip155-eip3009.json",
+                "x402/auth-capture/eip155/permit2" => "x402-auth-capture-eip155-permit2.json",
+                "x402/batch-settlement/eip155" | "x402/batch-settlement/cloudflare" => "x402-batch-settlement.json",
+                other => panic!("the fuzz crate has no fixture for the built pairing {other}"),
+            };
+            let file = vector_file(file_name);
+            let row = b2_row(&file, id);
+            let input = &row["input"];
+            let mut doc = input["doc"].clone();
+            let public_proof = terms::pairing::entry(id).expect("entry").public_proof;
+            if !public_proof {
+                // A pairing whose payment is no public proof needs an agreement URL beside the link.
+                doc["extensions"]["legalContext"]["info"]["legalContextAgreementUrl"] = agreement_url.clone();
+            }
+            let evm = &file["fixed"]["evm"];
+            let (payer_key, voucher_key) = if evm.is_object() {
+                (evm["payerKey"].as_str().unwrap().to_owned(), evm["payerAuthorizerKey"].as_str().map(str::to_owned))
+            } else {
+                (file["fixed"]["payerKey"].as_str().unwrap().to_owned(), None)
+            };
+            let now = input["now"].as_u64().or_else(|| file["fixed"]["now"].as_u64()).unwrap_or(1_790_000_000);
+            all.push(Fixture {
+                id,
+                doc,
+                // Every file's H is SHA-256("abc"); B2 plants "abd" and B6 checks "abc".
+                atr: b"abc".to_vec(),
+                account: input["account"].as_str().unwrap().to_owned(),
+                inputs: input["inputs"].as_object().cloned().unwrap_or_default(),
+                now,
+                payer_key,
+                voucher_key,
+                presented: b6_presented(&file, id),
+            });
+        }
+        for f in &all {
+            assert_eq!(
+                terms::atr_hash(&f.atr),
+                f.pairing().read(&f.doc).expect("the fixture document reads").h,
+                "{}: the document advertises H(atr)",
+                f.id
+            );
+        }
+        all
+    })
+}
+
+/// The fixture of a pairing.
+pub fn fixture(id: &str) -> &'static Fixture {
+    fixtures().iter().find(|f| f.id == id).expect("a fixture")
+}
+
+/// The agreement payment buyer.json's 402 offers, approved as the gate would hand it over.
+pub fn approved_agreement() -> terms::AgreementPayment {
+    let a = &buyer()["agreement"];
+    terms::AgreementPayment {
+        url: a["url"].as_str().unwrap().to_owned(),
+        option: a["option"].clone(),
+        required: a["required"].clone(),
+    }
+}
+
+/// buyer.json's ATR A, the one its agreement fixtures are for.
+pub fn buyer_atr() -> Vec<u8> {
+    hex(buyer()["A"].as_str().unwrap())
+}
+
+/// A signer with buyer.json's payer key and account.
+pub fn buyer_signer() -> CountingSigner {
+    CountingSigner::new(buyer()["payerKey"].as_str().unwrap(), None, buyer()["account"].as_str().unwrap())
+}
+
+// ---------------------------------------------------------------------------------------------------------------
+// The fetch.
+
+/// One scripted answer.
+#[derive(Debug, Clone)]
+pub enum Reply {
+    /// Status, headers and the body in chunks.
+    Answer { status: u16, headers: Vec<(String, String)>, chunks: Vec<Bytes> },
+    /// A transport error.
+    Reject,
+    /// Never answers.
+    Never,
+    /// Status and headers, then these chunks, then the body stalls forever.
+    Stall { status: u16, headers: Vec<(String, String)>, chunks: Vec<Bytes> },
+}
+
+impl Reply {
+    pub fn ok(body: impl Into<Bytes>) -> Self {
+        Self::Answer { status: 200, headers: Vec::new(), chunks: vec![body.into()] }
+    }
+
+    /// One answer read from a part of the fuzz input, in an HTTP-like text form:
+    ///
+    /// ```text
+    /// <status line>\n<name>: <value>\n...\n\n<body>
+    /// ```
+    ///
+    /// The status line is `R` (a transport error), `N` (no answer ever), `S<digits>` (that status, then the body's
+    /// first chunk, then a stall), or the status digits. A header named `PAYMENT-REQUIRED-JSON` is sent as
+    /// `PAYMENT-REQUIRED` with its value base64-encoded, so the fuzzer can mutate the JSON itself. The byte `0xFE`
+    /// in the body splits it into chunks.
+    pub fn from_fuzz(part: &[u8]) -> Self {
+        let (head, body) = match part.windows(2).position(|w| w == b"\n\n") {
+            Some(i) => (&part[..i], &part[i + 2..]),
+            None => (part, &[][..]),
+        };
+        let head = String::from_utf8_lossy(head);
+        let mut lines = head.split('\n');
+        let status_line = lines.next().unwrap_or("").trim();
+        let mut headers = Vec::new();
+        for line in lines {
+            let Some((name, value)) = line.split_once(':') else { continue };
+            let value = value.strip_prefix(' ').unwrap_or(value);
+            if name.eq_ignore_ascii_case("payment-required-json") {
+                headers.push(("PAYMENT-REQUIRED".to_owned(), terms::codec::b64_encode(value.as_bytes())));
+            } else {
+                headers.push((name.to_owned(), value.to_owned()));
+            }
+        }
+        let chunks: Vec<Bytes> = body.split(|b| *b == 0xFE).map(Bytes::copy_from_slice).collect();
+        let status = |s: &str| s.parse::<u16>().unwrap_or(200);
+        match status_line {
+            "R" => Self::Reject,
+            "N" => Self::Never,
+            s if s.starts_with('S') => {
+                Self::Stall { status: status(&s[1..]), headers, chunks: chunks.into_iter().take(1).collect() }
+            }
+            s => Self::Answer { status: status(s), headers, chunks },
+        }
+    }
+
+    /// The fuzz form of an answer: the inverse of [`Reply::from_fuzz`] for a one-chunk body.
+    pub fn to_fuzz(status: &str, headers: &[(&str, &str)], body: &[u8]) -> Vec<u8> {
+        let mut out = status.as_bytes().to_vec();
+        for (n, v) in headers {
+            out.extend_from_slice(format!("\n{n}: {v}").as_bytes());
+        }
+        out.extend_from_slice(b"\n\n");
+        out.extend_from_slice(body);
+        out
+    }
+}
+
+/// A request the fetch was asked.
+#[derive(Debug, Clone)]
+pub struct Asked {
+    pub url: String,
+    pub headers: Vec<(String, String)>,
+}
+
+impl Asked {
+    pub fn header(&self, name: &str) -> Option<&str> {
+        self.headers.iter().find(|(n, _)| n.eq_ignore_ascii_case(name)).map(|(_, v)| v.as_str())
+    }
+}
+
+/// An in-memory fetch answering every URL from one script in order; past its end it answers `after`.
+#[derive(Clone)]
+pub struct FuzzFetch {
+    replies: Arc<Mutex<VecDeque<Reply>>>,
+    after: Reply,
+    asked: Arc<Mutex<Vec<Asked>>>,
+}
+
+impl FuzzFetch {
+    pub fn new(replies: Vec<Reply>, after: Reply) -> Self {
+        Self { replies: Arc::new(Mutex::new(replies.into())), after, asked: Arc::default() }
+    }
+
+    /// Serves these bytes with 200 to every request.
+    pub fn serving(bytes: &[u8]) -> Self {
+        Self::new(Vec::new(), Reply::ok(Bytes::copy_from_slice(bytes)))
+    }
+
+    pub fn asked(&self) -> Vec<Asked> {
+        self.asked.lock().unwrap().clone()
+    }
+
+    pub fn count(&self) -> usize {
+        self.asked.lock().unwrap().len()
+    }
+}
+
+struct Chunks {
+    chunks: VecDeque<Bytes>,
+    stalls: bool,
+}
+
+impl Stream for Chunks {
+    type Item = Result<Bytes, FetchError>;
+    fn poll_next(mut self: Pin<&mut Self>, _cx: &mut Context<'_>) -> Poll<Option<Self::Item>> {
+        match self.chunks.pop_front() {
+            Some(c) => Poll::Ready(Some(Ok(c))),
+            None if self.stalls => Poll::Pending,
+            None => Poll::Ready(None),
+        }
+    }
+}
+
+impl Fetch for FuzzFetch {
+    fn get<'a>(&'a self, request: Request<'a>) -> BoxFuture<'a, Result<Response, FetchError>> {
+        self.asked.lock().unwrap().push(Asked {
+            url: request.url.to_owned(),
+            headers: request.headers.iter().map(|(n, v)| ((*n).to_owned(), (*v).to_owned())).collect(),
+        });
+        let reply = self.replies.lock().unwrap().pop_front().unwrap_or_else(|| self.after.clone());
+        Box::pin(async move {
+            match reply {
+                Reply::Reject => Err(FetchError::new("rejected")),
+                Reply::Never => std::future::pending().await,
+                Reply::Answer { status, headers, chunks } => Ok(Response::new(
+                    status,
+                    headers,
+                    Body::from_stream(Chunks { chunks: chunks.into(), stalls: false }),
+                )),
+                Reply::Stall { status, headers, chunks } => Ok(Response::new(
+                    status,
+                    headers,
+                    Body::from_stream(Chunks { chunks: chunks.into(), stalls: true }),
+                )),
+            }
+        })
+    }
+}
+
+// ---------------------------------------------------------------------------------------------------------------
+// The signer.
+
+/// A signer that records every request and signs it with local keys (vouchers with the voucher key, where there is
+/// one), or answers a fixed JSON value.
+#[derive(Clone)]
+pub struct CountingSigner {
+    payer: Arc<LocalSigner>,
+    voucher: Option<Arc<LocalSigner>>,
+    account: String,
+    answer: Option<Value>,
+    calls: Arc<AtomicUsize>,
+    requests: Arc<Mutex<Vec<SigningRequest>>>,
+}
+
+impl CountingSigner {
+    pub fn new(key: &str, voucher_key: Option<&str>, account: &str) -> Self {
+        Self {
+            payer: Arc::new(LocalSigner::from_hex(key, 1).expect("key")),
+            voucher: voucher_key.map(|k| Arc::new(LocalSigner::from_hex(k, 1).expect("key"))),
+            account: account.to_owned(),
+            answer: None,
+            calls: Arc::default(),
+            requests: Arc::default(),
+        }
+    }
+
+    /// Answers every request with this JSON instead of signing.
+    pub fn answering(mut self, answer: Value) -> Self {
+        self.answer = Some(answer);
+        self
+    }
+
+    pub fn count(&self) -> usize {
+        self.calls.load(Ordering::SeqCst)
+    }
+
+    pub fn requests(&self) -> Vec<SigningRequest> {
+        self.requests.lock().unwrap().clone()
+    }
+
+    fn sign_one(&self, request: &SigningRequest) -> Result<Value, SignerError> {
+        match request {
+            SigningRequest::Batch { requests } => {
+                requests.iter().map(|r| self.sign_one(r)).collect::<Result<Vec<_>, _>>().map(Value::Array)
+            }
+            SigningRequest::Eip712 { typed_data } => {
+                let key = match &self.voucher {
+                    Some(v) if typed_data.primary_type == "Voucher" => v,
+                    _ => &self.payer,
+                };
+                let digest = typed_data.signing_hash().ok_or_else(|| SignerError::new("typed data does not hash"))?;
+                key.sign_digest(&digest.0).map(Value::String)
+            }
+            // A delegation of the answer's form (the unsigned ERC-7710 level reads H from the echoed legal context).
+            SigningRequest::Erc7710(_) => Ok(json!({
+                "delegationManager": "0xdb9B1e94B5b69Df7e401DDbedE43491141047dB3",
+                "permissionContext": format!("0x{}", "00".repeat(64)),
+                "delegator": self.payer.address().to_checksum(None),
+            })),
+            other => Err(SignerError::new(format!("does not sign {}", other.kind()))),
+        }
+    }
+}
+
+impl Signer for CountingSigner {
+    fn account(&self) -> &str {
+        &self.account
+    }
+
+    fn sign<'a>(&'a self, request: &'a SigningRequest) -> BoxFuture<'a, Result<Signature, SignerError>> {
+        self.calls.fetch_add(1, Ordering::SeqCst);
+        self.requests.lock().unwrap().push(request.clone());
+        let answer = match &self.answer {
+            Some(a) => Ok(Signature::new(a.clone())),
+            None => self.sign_one(request).map(Signature::new),
+        };
+        Box::pin(async move { answer })
+    }
+}
+
+// ---------------------------------------------------------------------------------------------------------------
+// Values made once from the fixtures.
+
+/// Every built pairing confirmed once from its fixture (the link serving the fixture's ATR).
+pub fn confirmed() -> &'static [(&'static Fixture, terms::Confirmed)] {
+    static ALL: OnceLock<Vec<(&'static Fixture, terms::Confirmed)>> = OnceLock::new();
+    ALL.get_or_init(|| {
+        let rt = paused();
+        fixtures()
+            .iter()
+            .map(|f| {
+                let fetch = FuzzFetch::serving(&f.atr);
+                let c = rt
+                    .block_on(terms::confirm(&f.doc, f.pairing(), &f.account, &fetch, &f.options()))
+                    .unwrap_or_else(|d| panic!("{}: the fixture confirms: {d:?}", f.id));
+                (f, c)
+            })
+            .collect()
+    })
+}
+
+/// The batch-settlement pairing on EIP-155, whose fixture [`real_hold`] opens.
+pub const CHANNEL: &str = "x402/batch-settlement/eip155";
+
+/// The batch-settlement fixture's hold: the opening transact signs, kept by open_channel, with a first charge of
+/// 1000 recorded.
+pub fn real_hold() -> &'static terms::ChannelHold {
+    static HOLD: OnceLock<terms::ChannelHold> = OnceLock::new();
+    HOLD.get_or_init(|| {
+        let f = fixture(CHANNEL);
+        let fetch = FuzzFetch::serving(&f.atr);
+        let t = paused()
+            .block_on(terms::transact(&f.doc, f.pairing(), &f.signer(), &fetch, &f.options()))
+            .expect("the fixture opens a channel");
+        let terms::Transaction::Signed(t) = t else { panic!("not signed") };
+        let opening = t.signed.expect("an opening");
+        let hold = terms::open_channel(&f.atr, &opening, f.pairing(), t.landed.as_ref()).expect("held");
+        terms::record_charge(&hold, "1000").expect("recorded")
+    })
+}
