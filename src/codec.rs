@@ -30,10 +30,14 @@ pub fn b64u_decode(text: &str) -> Option<Vec<u8>> {
 
 /// `0x` and the bytes in lower-case hex.
 pub fn to_hex(bytes: &[u8]) -> String {
-    let mut s = String::with_capacity(2 + bytes.len() * 2);
-    s.push_str("0x");
-    s.push_str(&hex::encode(bytes));
-    s
+    let mut out = vec![0u8; 2 + bytes.len() * 2];
+    let (prefix, digits) = out.split_at_mut(2);
+    prefix.copy_from_slice(b"0x");
+    if hex::encode_to_slice(bytes, digits).is_err() {
+        return format!("0x{}", hex::encode(bytes));
+    }
+    // Only `0`-`9`, `a`-`f` and `x` were written.
+    String::from_utf8(out).unwrap_or_default()
 }
 
 /// The bytes of `0x` and an even number of hex digits in either case; `None` for anything else.

@@ -30,9 +30,10 @@ impl AtrHash {
     /// `0x` followed by exactly 64 hex digits in either case; `None` for anything else.
     pub fn parse(text: &str) -> Option<Self> {
         let digits = text.strip_prefix("0x")?;
-        if digits.len() != 64 || !digits.bytes().all(|b| b.is_ascii_hexdigit()) {
+        if digits.len() != 64 {
             return None;
         }
+        // `decode_to_slice` refuses any byte that is not a hex digit, in either case.
         let mut out = [0u8; 32];
         hex::decode_to_slice(digits, &mut out).ok()?;
         Some(Self(out))
@@ -40,10 +41,7 @@ impl AtrHash {
 
     /// The hash written `0x` and 64 lower-case hex digits.
     pub fn to_hex(&self) -> String {
-        let mut s = String::with_capacity(66);
-        s.push_str("0x");
-        s.push_str(&hex::encode(self.0));
-        s
+        crate::codec::to_hex(&self.0)
     }
 }
 

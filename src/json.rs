@@ -312,7 +312,40 @@ pub fn same_json(a: &Value, b: &Value) -> bool {
 
 /// Whether `x` is one of `items`: structurally equal, or equal in RFC 8785 form.
 pub fn is_offered(items: &[Value], x: &Value) -> bool {
-    items.iter().any(|a| a == x || same_json(a, x))
+    items.iter().any(|a| equal(a, x) || same_json(a, x))
+}
+
+/// Structural equality, as `Value`'s `==` decides it (objects equal whatever their member order), with members
+/// looked up by [`Member`] rather than by hashing every name.
+pub fn equal(a: &Value, b: &Value) -> bool {
+    match (a, b) {
+        (Value::Object(x), Value::Object(y)) => {
+            x.len() == y.len() && x.iter().all(|(k, v)| y.member(k).is_some_and(|w| equal(v, w)))
+        }
+        (Value::Array(x), Value::Array(y)) => x.len() == y.len() && x.iter().zip(y).all(|(v, w)| equal(v, w)),
+        _ => a == b,
+    }
+}
+
+/// Member lookup for the small objects of the protocols: a linear scan below 16 members, where comparing a few short
+/// names is cheaper than hashing the key with the map's SipHash; a hashed lookup above. Same answer as `get`.
+pub trait Member {
+    /// The member named `key`, if this is an object that has one.
+    fn member(&self, key: &str) -> Option<&Value>;
+}
+
+impl Member for Map<String, Value> {
+    #[inline]
+    fn member(&self, key: &str) -> Option<&Value> {
+        if self.len() <= 16 { self.iter().find_map(|(k, v)| (k == key).then_some(v)) } else { self.get(key) }
+    }
+}
+
+impl Member for Value {
+    #[inline]
+    fn member(&self, key: &str) -> Option<&Value> {
+        self.as_object()?.member(key)
+    }
 }
 
 /// The object's string member, if it is a string.

@@ -21,7 +21,7 @@ use crate::codec::b64_encode;
 use crate::decline::{DeclineCode, Declined, Moved};
 use crate::fetch::{Fetch, Request};
 use crate::hash::{AtrHash, atr_hash, hash_equals};
-use crate::json::{is_offered, to_js_string};
+use crate::json::{Member, is_offered, to_js_string};
 use crate::link::{is_https_link, link_fault};
 use crate::pairing::{ChooseContext, Chosen, Pairing, x402_pairings};
 use crate::signer::Signer;
@@ -144,11 +144,11 @@ fn receipt(body: Option<&[u8]>, h: &AtrHash) -> Result<AgreementReceipt, Decline
     let text = std::str::from_utf8(body.unwrap_or_default()).map_err(|_| not_json())?;
     let parsed = crate::json::parse(text).ok_or_else(not_json)?;
     let map = parsed.as_object().ok_or_else(not_json)?;
-    let atr_hash = match map.get("atrHash").and_then(Value::as_str) {
+    let atr_hash = match map.member("atrHash").and_then(Value::as_str) {
         Some(s) if hash_equals(s, &h.to_hex()) => s.to_owned(),
         _ => return Err(failed("The agreement receipt names another ATR hash.")),
     };
-    match (map.get("agreed"), map.get("network"), map.get("transaction")) {
+    match (map.member("agreed"), map.member("network"), map.member("transaction")) {
         (Some(Value::Bool(true)), Some(Value::String(network)), Some(Value::String(transaction))) => {
             Ok(AgreementReceipt { atr_hash, agreed: true, network: network.clone(), transaction: transaction.clone() })
         }
@@ -169,7 +169,7 @@ struct Selected {
 
 /// The paid request's deadline and the whole exchange's, from the option's `maxTimeoutSeconds`.
 fn bounds(option: &Value) -> Option<(u64, u64)> {
-    let t = timeout_seconds(option.get("maxTimeoutSeconds")?)?;
+    let t = timeout_seconds(option.member("maxTimeoutSeconds")?)?;
     Some((t.min(EXCHANGE_CAP_S) + SETTLE_S + VERIFY_S, t.saturating_add(WINDOW_EXTRA_S)))
 }
 
@@ -201,7 +201,7 @@ fn select(
 ) -> Result<Selected, Declined> {
     let whole = Value::Object(required.clone());
     let unreadable_whole = || Declined::new(DeclineCode::OfferUnreadable, unserved_code(&whole));
-    let accepts = match required.get("accepts") {
+    let accepts = match required.member("accepts") {
         Some(Value::Array(a)) if a.len() <= MAX_OPTIONS && a.iter().any(Value::is_object) => a,
         _ => return Err(unreadable_whole()),
     };

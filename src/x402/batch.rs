@@ -5,7 +5,7 @@ use serde_json::{Map, Value};
 
 use super::{Filter, accepted_by, amount_of, timeout_seconds};
 use crate::decimal;
-use crate::json::safe_int;
+use crate::json::{Member, safe_int};
 use crate::refusal::Refusal;
 
 /// The scheme's name in an `accepts` entry.
@@ -32,12 +32,12 @@ pub fn u128_of(value: &Value) -> Option<u128> {
 /// Whether a build can pay the option: an amount of `"0"` or a positive canonical decimal below 2^128 (the batch
 /// schemes take a zero price), and a `maxTimeoutSeconds` that is a positive safe integer.
 pub fn payable(option: &Map<String, Value>) -> bool {
-    let amount = option.get("amount").unwrap_or(&Value::Null);
+    let amount = option.member("amount").unwrap_or(&Value::Null);
     let canonical = amount.as_str() == Some("0") || amount_of(amount).is_some();
     canonical
         && amount.as_str().is_some_and(|a| a.len() <= MAX_AMOUNT_DIGITS)
         && u128_of(amount).is_some()
-        && option.get("maxTimeoutSeconds").and_then(timeout_seconds).is_some()
+        && option.member("maxTimeoutSeconds").and_then(timeout_seconds).is_some()
 }
 
 /// A presented payment's `accepted` and payload objects.
@@ -45,11 +45,11 @@ pub type Parts<'a> = (&'a Map<String, Value>, &'a Map<String, Value>);
 
 /// A presented x402 v2 payment of the pairing: its `accepted`, held to the pairing's filter, and its payload object.
 pub fn payload_of(presented: &Value, filter: Filter) -> Result<Parts<'_>, Refusal> {
-    let Some(p) = presented.as_object().filter(|p| p.get("x402Version").and_then(safe_int) == Some(2)) else {
+    let Some(p) = presented.as_object().filter(|p| p.member("x402Version").and_then(safe_int) == Some(2)) else {
         return Err(Refusal::fixed("x402/not-v2"));
     };
-    let accepted = accepted_by(p.get("accepted"), filter)?;
-    let payload = p.get("payload").and_then(Value::as_object).ok_or(Refusal::fixed("x402/payload-malformed"))?;
+    let accepted = accepted_by(p.member("accepted"), filter)?;
+    let payload = p.member("payload").and_then(Value::as_object).ok_or(Refusal::fixed("x402/payload-malformed"))?;
     Ok((accepted, payload))
 }
 

@@ -7,6 +7,7 @@ use serde_json::Value;
 
 use crate::decimal;
 use crate::decline::{DeclineCode, Declined};
+use crate::json::Member;
 use crate::pairing::{Batch, Offer, Pairing, Refund, WithinArgs, WithinPlan};
 use crate::refusal::Refusal;
 
@@ -46,10 +47,10 @@ pub fn within_offer(pairing: &dyn Pairing, args: &WithinArgs<'_>) -> Result<With
     let network = Value::String(args.hold.network.clone());
     let accepted = options
         .into_iter()
-        .find(|o| o.as_object().is_some_and(|m| m.get("network") == Some(&network)))
+        .find(|o| o.as_object().is_some_and(|m| m.member("network") == Some(&network)))
         .ok_or_else(no_option)?;
     let amount = accepted
-        .get("amount")
+        .member("amount")
         .and_then(Value::as_str)
         .and_then(decimal::parse)
         .ok_or_else(|| declined(DeclineCode::OfferUnreadable, "x402/option-malformed"))?;

@@ -11,7 +11,7 @@ use serde_json::{Map, Value};
 
 use crate::codec::b64_decode;
 use crate::hash::AtrHash;
-use crate::json::{Object, is_offered, js_length, safe_int};
+use crate::json::{Member, Object, is_offered, js_length, safe_int};
 use crate::link::{MAX_LINK_CHARS, is_agreement_url, is_https_link, is_other_scheme_link, link_fault};
 use crate::pairing::{Advertised, Chosen, Offer};
 use crate::refusal::Refusal;
@@ -68,7 +68,7 @@ pub fn amount_of(value: &Value) -> Option<&str> {
 
 /// Whether the document is an object with `x402Version` 2.
 pub fn is_v2(doc: &Value) -> bool {
-    doc.as_object().and_then(|d| d.get("x402Version")).and_then(safe_int) == Some(2)
+    doc.as_object().and_then(|d| d.member("x402Version")).and_then(safe_int) == Some(2)
 }
 
 /// A member read the way the reference reads it: JSON `null` counts as absent.
@@ -87,10 +87,10 @@ fn either_spelling<'a>(info: &'a Map<String, Value>, camel: &str, snake: &str) -
 /// H and the link of a legal context's `info`: type `sha256`, a 32-byte hash and an https link in either spelling.
 pub fn legal_context_info(info: &Value) -> Option<(AtrHash, String)> {
     let info = info.as_object()?;
-    if info.get("type").and_then(Value::as_str) != Some("sha256") {
+    if info.member("type").and_then(Value::as_str) != Some("sha256") {
         return None;
     }
-    let h = AtrHash::parse(info.get("value")?.as_str()?)?;
+    let h = AtrHash::parse(info.member("value")?.as_str()?)?;
     let link = either_spelling(info, "legalContextUrl", "legal_context_url").ok()??.as_str()?;
     is_https_link(link).then(|| (h, link.to_owned()))
 }
@@ -98,8 +98,8 @@ pub fn legal_context_info(info: &Value) -> Option<(AtrHash, String)> {
 /// Whether `info` would decode but for its one link being a link of another scheme.
 fn hash_with_non_https_link(info: &Value) -> bool {
     let Some(info) = info.as_object() else { return false };
-    if info.get("type").and_then(Value::as_str) != Some("sha256")
-        || info.get("value").and_then(Value::as_str).and_then(AtrHash::parse).is_none()
+    if info.member("type").and_then(Value::as_str) != Some("sha256")
+        || info.member("value").and_then(Value::as_str).and_then(AtrHash::parse).is_none()
     {
         return false;
     }
@@ -114,7 +114,7 @@ pub fn legal_context_of(extensions: Option<&Value>) -> Result<(AtrHash, String),
     let Some(lc) = extensions.and_then(Value::as_object).and_then(|e| e.get(LEGAL_CONTEXT)) else {
         return Err(Refusal::fixed("x402/no-legal-context"));
     };
-    let info = lc.as_object().and_then(|l| l.get("info")).unwrap_or(&Value::Null);
+    let info = lc.as_object().and_then(|l| l.member("info")).unwrap_or(&Value::Null);
     let Some((h, link)) = legal_context_info(info) else {
         return Err(Refusal::fixed(if hash_with_non_https_link(info) {
             "x402/link-not-https"
@@ -149,17 +149,17 @@ pub fn read_with(doc: &Value, filter: Filter) -> Result<Advertised<'_>, Refusal>
     let Some(map) = doc.as_object().filter(|_| is_v2(doc)) else {
         return Err(Refusal::fixed("x402/not-v2"));
     };
-    let accepts = match map.get("accepts") {
+    let accepts = match map.member("accepts") {
         Some(Value::Array(a)) if a.len() <= MAX_OPTIONS => a,
         _ => return Err(Refusal::fixed("x402/option-malformed")),
     };
-    let extensions = map.get("extensions");
+    let extensions = map.member("extensions");
     let (h, link) = legal_context_of(extensions)?;
     let info = extensions
         .and_then(Value::as_object)
         .and_then(|e| e.get(LEGAL_CONTEXT))
         .and_then(Value::as_object)
-        .and_then(|lc| lc.get("info"));
+        .and_then(|lc| lc.member("info"));
     let agreement = agreement_in(info).map_err(|fault| Refusal::new(format!("x402/{fault}")))?;
     let options: Vec<&Value> =
         accepts.iter().filter(|o| o.as_object().is_some_and(|m| filter(m) == Served::Yes)).collect();
@@ -179,7 +179,7 @@ pub fn check_chosen<'a>(
     let Some(req) = required.filter(|r| is_v2(r)).and_then(Value::as_object) else {
         return Err(Refusal::fixed("x402/not-v2"));
     };
-    let accepts = match req.get("accepts") {
+    let accepts = match req.member("accepts") {
         Some(Value::Array(a)) if a.len() <= MAX_OPTIONS => a,
         _ => return Err(Refusal::fixed("x402/option-malformed")),
     };
@@ -215,12 +215,12 @@ pub fn accepted_by(accepted: Option<&Value>, filter: Filter) -> Result<&Map<Stri
 pub fn payment_with(required: &Map<String, Value>, accepted: &Map<String, Value>, payload: Value) -> Value {
     let mut payment = Map::new();
     payment.insert("x402Version".into(), Value::from(2));
-    if let Some(resource) = required.get("resource") {
+    if let Some(resource) = required.member("resource") {
         payment.insert("resource".into(), resource.clone());
     }
     payment.insert("accepted".into(), Value::Object(accepted.clone()));
     payment.insert("payload".into(), payload);
-    if let Some(extensions) = required.get("extensions") {
+    if let Some(extensions) = required.member("extensions") {
         payment.insert("extensions".into(), extensions.clone());
     }
     Value::Object(payment)
@@ -230,13 +230,13 @@ pub fn payment_with(required: &Map<String, Value>, accepted: &Map<String, Value>
 /// advertises that extension. The client may add to an extension's info but never overwrite it, so an info that is
 /// not an object or already holds an id makes the payment unwritable.
 pub fn with_payment_identifier(signed: Value, chosen: &Chosen) -> Result<Value, Refusal> {
-    let required = chosen.choice.get("required").unwrap_or(&Value::Null);
+    let required = chosen.choice.member("required").unwrap_or(&Value::Null);
     with_payment_identifier_of(signed, required, &chosen.reference)
 }
 
 /// [`with_payment_identifier`] for the challenge `required` and the id `reference`.
 pub fn with_payment_identifier_of(mut signed: Value, required: &Value, reference: &str) -> Result<Value, Refusal> {
-    let advertised = required.get("extensions").and_then(Value::as_object);
+    let advertised = required.member("extensions").and_then(Value::as_object);
     if !advertised.is_some_and(|a| a.contains_key(PAYMENT_IDENTIFIER)) {
         return Ok(signed);
     }
@@ -264,7 +264,7 @@ pub fn first_on_network<'a>(read: &Advertised<'a>, network: &str) -> Result<(&'a
     };
     options
         .iter()
-        .find(|o| o.get("network").and_then(Value::as_str) == Some(network))
+        .find(|o| o.member("network").and_then(Value::as_str) == Some(network))
         .map(|o| (*required, *o))
         .ok_or(Refusal::fixed("x402/no-payable-option"))
 }

@@ -14,6 +14,7 @@ use super::family::{self, Kind, Signed, UINT48_LIMIT, choice_of, is_signature, o
 use super::permit2::{self, Transfer};
 use super::{Eip712Parts, is_address_text, uint256_of};
 use crate::hash::AtrHash;
+use crate::json::Member;
 use crate::pairing::{Advertised, ChooseContext, Chosen, Pairing, Unsigned};
 use crate::refusal::Refusal;
 use crate::signer::{TypedData, TypedField};
@@ -90,7 +91,7 @@ pub(super) fn build_for(kind: Kind, choice: &Map<String, Value>, h: &AtrHash) ->
     let mut payload = Map::new();
     if kind == Kind::AuthCaptureEip3009 {
         let collector = terms.deployment.eip3009_collector;
-        let value = c.accepted.get("amount").and_then(uint256_of).ok_or_else(malformed)?;
+        let value = c.accepted.member("amount").and_then(uint256_of).ok_or_else(malformed)?;
         let name = c.extra("name").and_then(Value::as_str).ok_or_else(malformed)?;
         let version = c.extra("version").and_then(Value::as_str).ok_or_else(malformed)?;
         let field = TypedField::new;
@@ -146,7 +147,7 @@ pub(super) fn build_for(kind: Kind, choice: &Map<String, Value>, h: &AtrHash) ->
         return Ok(Signed::new(typed_data, &c, payload));
     }
     let collector = terms.deployment.permit2_collector;
-    let amount = c.accepted.get("amount").and_then(uint256_of).ok_or_else(malformed)?;
+    let amount = c.accepted.member("amount").and_then(uint256_of).ok_or_else(malformed)?;
     let nonce = U256::from_be_bytes(*nonce.as_bytes());
     let transfer = Transfer {
         chain_id: c.chain_id,
@@ -188,15 +189,15 @@ fn salt_of(value: Option<&Value>) -> Option<AtrHash> {
 /// option's payment, whose H is not its salt: `x402/salt-not-bound`.
 pub(super) fn bound_for(kind: Kind, presented: &Value) -> Result<AtrHash, Refusal> {
     let (p, payload) = presented_as(kind, presented)?;
-    if !is_signature(payload.get("signature"), 1) {
+    if !is_signature(payload.member("signature"), 1) {
         return Err(Refusal::fixed("x402/signature-malformed"));
     }
-    let accepted = p.get("accepted").and_then(Value::as_object).ok_or(Refusal::fixed("x402/payload-malformed"))?;
+    let accepted = p.member("accepted").and_then(Value::as_object).ok_or(Refusal::fixed("x402/payload-malformed"))?;
     let terms = Terms::of(accepted)?;
-    let salt = salt_of(payload.get("salt")).ok_or(Refusal::fixed("x402/salt-malformed"))?;
+    let salt = salt_of(payload.member("salt")).ok_or(Refusal::fixed("x402/salt-malformed"))?;
     let mut h = salt;
     if terms.bound {
-        let salt_nonce = salt_of(payload.get("saltNonce")).ok_or(Refusal::fixed("x402/salt-malformed"))?;
+        let salt_nonce = salt_of(payload.member("saltNonce")).ok_or(Refusal::fixed("x402/salt-malformed"))?;
         if terms.salt_for(&salt_nonce) != salt {
             return Err(Refusal::fixed("x402/salt-not-bound"));
         }
@@ -207,12 +208,12 @@ pub(super) fn bound_for(kind: Kind, presented: &Value) -> Result<AtrHash, Refusa
     let payload_malformed = || Refusal::fixed("x402/payload-malformed");
     let (payer, signed, expiry) = if kind == Kind::AuthCaptureEip3009 {
         let keys = ["from", "to", "value", "validAfter", "validBefore", "nonce"];
-        let a = strings(payload.get("authorization"), &keys).ok_or_else(payload_malformed)?;
-        (text(a, "from"), AtrHash::parse(text(a, "nonce")), a.get("validBefore").and_then(uint256_of))
+        let a = strings(payload.member("authorization"), &keys).ok_or_else(payload_malformed)?;
+        (text(a, "from"), AtrHash::parse(text(a, "nonce")), a.member("validBefore").and_then(uint256_of))
     } else {
         let keys = ["from", "spender", "nonce", "deadline"];
-        let a = strings(payload.get("permit2Authorization"), &keys).ok_or_else(payload_malformed)?;
-        (text(a, "from"), family::nonce_as_hash(text(a, "nonce")), a.get("deadline").and_then(uint256_of))
+        let a = strings(payload.member("permit2Authorization"), &keys).ok_or_else(payload_malformed)?;
+        (text(a, "from"), family::nonce_as_hash(text(a, "nonce")), a.member("deadline").and_then(uint256_of))
     };
     let expiry = expiry.filter(|e| *e < U256::from(UINT48_LIMIT)).map(|e| e.saturating_to::<u64>());
     let (true, Some(expiry)) = (is_address_text(payer), expiry) else {
@@ -236,19 +237,19 @@ pub fn eip712_parts(typed: &TypedData) -> Option<Eip712Parts> {
     let addr = |v: Option<&Value>| v.and_then(Value::as_str).and_then(|s| s.parse::<Address>().ok());
     let uint = |v: Option<&Value>| v.and_then(Value::as_str).and_then(|s| U256::from_str_radix(s, 10).ok());
     let domain = Eip712Domain::new(
-        Some(d.get("name")?.as_str()?.to_owned().into()),
-        Some(d.get("version")?.as_str()?.to_owned().into()),
-        Some(U256::from(d.get("chainId")?.as_u64()?)),
-        Some(addr(d.get("verifyingContract"))?),
+        Some(d.member("name")?.as_str()?.to_owned().into()),
+        Some(d.member("version")?.as_str()?.to_owned().into()),
+        Some(U256::from(d.member("chainId")?.as_u64()?)),
+        Some(addr(d.member("verifyingContract"))?),
         None,
     );
     let message = ReceiveWithAuthorization {
-        from: addr(m.get("from"))?,
-        to: addr(m.get("to"))?,
-        value: uint(m.get("value"))?,
-        validAfter: uint(m.get("validAfter"))?,
-        validBefore: uint(m.get("validBefore"))?,
-        nonce: m.get("nonce")?.as_str()?.parse::<B256>().ok()?,
+        from: addr(m.member("from"))?,
+        to: addr(m.member("to"))?,
+        value: uint(m.member("value"))?,
+        validAfter: uint(m.member("validAfter"))?,
+        validBefore: uint(m.member("validBefore"))?,
+        nonce: m.member("nonce")?.as_str()?.parse::<B256>().ok()?,
     };
     Some(Eip712Parts {
         type_hash: message.eip712_type_hash(),

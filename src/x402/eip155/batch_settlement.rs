@@ -15,7 +15,7 @@ use crate::codec::{hex_bytes, to_hex};
 use crate::decimal;
 use crate::decline::Declined;
 use crate::hash::AtrHash;
-use crate::json::safe_int;
+use crate::json::{Member, safe_int};
 use crate::pairing::{
     Advertised, Batch, Channel, ChannelKind, ChannelRef, ChooseContext, Chosen, Completion, Pairing, Unsigned,
     WithinArgs, WithinPlan,
@@ -86,8 +86,8 @@ pub fn is_hash32(value: &Value) -> bool {
 pub fn is_channel_config(config: &Value) -> bool {
     let Some(c) = config.as_object() else { return false };
     ADDRESSES.iter().all(|k| c.get(*k).is_some_and(is_address))
-        && c.get("withdrawDelay").and_then(safe_int).is_some_and(|d| (0..U40_LIMIT).contains(&d))
-        && c.get("salt").is_some_and(is_hash32)
+        && c.member("withdrawDelay").and_then(safe_int).is_some_and(|d| (0..U40_LIMIT).contains(&d))
+        && c.member("salt").is_some_and(is_hash32)
 }
 
 /// Whether the channel contract's deposit takes the configuration: no zero payer, receiver, receiver authorizer or
@@ -98,7 +98,7 @@ pub fn is_deposit_config(config: &Value) -> bool {
         && ["payer", "receiver", "receiverAuthorizer", "token"]
             .iter()
             .all(|k| config.get(*k).is_some_and(non_zero_address))
-        && config.get("withdrawDelay").is_some_and(is_delay)
+        && config.member("withdrawDelay").is_some_and(is_delay)
 }
 
 /// The EIP-712 values of a channel id.
@@ -135,7 +135,8 @@ pub fn channel_id_parts(chain_id: u64, config: &Value) -> Result<ChannelIdParts,
         return Err(field());
     }
     let address = |k: &str| config.get(k).and_then(Value::as_str).and_then(|s| s.parse::<Address>().ok());
-    let delay = config.get("withdrawDelay").and_then(safe_int).and_then(|d| u64::try_from(d).ok()).ok_or_else(field)?;
+    let delay =
+        config.member("withdrawDelay").and_then(safe_int).and_then(|d| u64::try_from(d).ok()).ok_or_else(field)?;
     let config = ChannelConfig {
         payer: address("payer").ok_or_else(field)?,
         payerAuthorizer: address("payerAuthorizer").ok_or_else(field)?,
@@ -143,7 +144,7 @@ pub fn channel_id_parts(chain_id: u64, config: &Value) -> Result<ChannelIdParts,
         receiverAuthorizer: address("receiverAuthorizer").ok_or_else(field)?,
         token: address("token").ok_or_else(field)?,
         withdrawDelay: alloy_primitives::aliases::U40::from(delay),
-        salt: config.get("salt").and_then(Value::as_str).and_then(|s| s.parse::<B256>().ok()).ok_or_else(field)?,
+        salt: config.member("salt").and_then(Value::as_str).and_then(|s| s.parse::<B256>().ok()).ok_or_else(field)?,
     };
     let domain = domain(chain_id);
     Ok(ChannelIdParts {
@@ -207,25 +208,25 @@ pub fn voucher_typed_data(chain_id: u64, channel_id: &str, max_claimable: u128) 
 /// a non-zero receiver authorizer, a withdraw delay in range, the token's EIP-712 name and version, and a known
 /// transfer method and flow.
 fn pairs(option: &Map<String, Value>) -> bool {
-    let Some(extra) = option.get("extra").and_then(Value::as_object) else { return false };
-    let member = |k: &str| option.get(k).unwrap_or(&Value::Null);
-    let non_empty = |k: &str| extra.get(k).and_then(Value::as_str).is_some_and(|s| !s.is_empty());
-    option.get("scheme").and_then(Value::as_str) == Some(SCHEME)
+    let Some(extra) = option.member("extra").and_then(Value::as_object) else { return false };
+    let member = |k: &str| option.member(k).unwrap_or(&Value::Null);
+    let non_empty = |k: &str| extra.member(k).and_then(Value::as_str).is_some_and(|s| !s.is_empty());
+    option.member("scheme").and_then(Value::as_str) == Some(SCHEME)
         && chain_id_of(member("network")).is_some()
         && is_address(member("asset"))
         && is_address(member("payTo"))
-        && extra.get("receiverAuthorizer").is_some_and(non_zero_address)
-        && extra.get("withdrawDelay").is_some_and(is_delay)
+        && extra.member("receiverAuthorizer").is_some_and(non_zero_address)
+        && extra.member("withdrawDelay").is_some_and(is_delay)
         && non_empty("name")
         && non_empty("version")
-        && extra.get("assetTransferMethod").is_none_or(|m| m == "eip3009" || m == "permit2")
-        && extra.get("paymentFlow").is_none_or(|f| f == "authorization")
+        && extra.member("assetTransferMethod").is_none_or(|m| m == "eip3009" || m == "permit2")
+        && extra.member("paymentFlow").is_none_or(|f| f == "authorization")
 }
 
 /// What a build can pay: [`payable`], and a payTo and asset that are not the zero address (the deposit refuses a
 /// configuration whose receiver or token is).
 fn payable_here(option: &Map<String, Value>) -> bool {
-    let member = |k: &str| option.get(k).unwrap_or(&Value::Null);
+    let member = |k: &str| option.member(k).unwrap_or(&Value::Null);
     payable(option) && non_zero_address(member("payTo")) && non_zero_address(member("asset"))
 }
 
@@ -276,19 +277,21 @@ impl Pairing for BatchSettlement {
             .ok_or_else(no_option)?;
         let (required, accepted) = first_on_network(read, &account.network).map_err(|_| no_option())?;
         let missing = || Refusal::fixed("x402/input-missing");
-        let authorizer = ctx.inputs.get("payerAuthorizer");
+        let authorizer = ctx.inputs.member("payerAuthorizer");
         if authorizer.is_some_and(|a| !is_address(a)) {
             return Err(missing());
         }
-        let salt = ctx.inputs.get("authSalt");
+        let salt = ctx.inputs.member("authSalt");
         if salt.is_some_and(|s| !is_hash32(s)) {
             return Err(missing());
         }
         let authorizer = authorizer.ok_or_else(missing)?;
-        let min_deposit = accepted.get("extra").and_then(Value::as_object).and_then(|e| e.get("minDeposit"));
+        let min_deposit = accepted.member("extra").and_then(Value::as_object).and_then(|e| e.member("minDeposit"));
         let deposit = match min_deposit {
             Some(min) => min.as_str().and_then(decimal::parse).ok_or_else(malformed)?,
-            None => ctx.inputs.get("deposit").and_then(Value::as_str).and_then(decimal::parse).ok_or_else(missing)?,
+            None => {
+                ctx.inputs.member("deposit").and_then(Value::as_str).and_then(decimal::parse).ok_or_else(missing)?
+            }
         };
         let salt = salt.cloned().unwrap_or_else(|| Value::String(random_salt(ctx.reference, ctx.now)));
         let mut choice = Map::new();
@@ -360,20 +363,20 @@ fn eip712(typed_data: TypedData) -> SigningRequest {
 /// first voucher would claim nothing, which the scheme's facilitator refuses, so a zero price is paid by a later
 /// voucher, never by an opening.
 pub fn build(choice: &Map<String, Value>, h: &AtrHash) -> Result<Opening, Refusal> {
-    let deposit = match choice.get("deposit") {
+    let deposit = match choice.member("deposit") {
         None => None,
         Some(d) => Some(d.as_str().and_then(decimal::parse).ok_or(Refusal::fixed("x402/choice-malformed"))?),
     };
-    let member = |k: &str| choice.get(k).unwrap_or(&Value::Null);
+    let member = |k: &str| choice.member(k).unwrap_or(&Value::Null);
     if !is_address(member("from")) || !is_address(member("payerAuthorizer")) || !is_hash32(member("authSalt")) {
         return Err(malformed());
     }
     let deposit = deposit.and_then(|d| u128::try_from(d).ok()).filter(|d| *d >= 1).ok_or_else(malformed)?;
-    let now = choice.get("now").and_then(safe_int).and_then(|n| u64::try_from(n).ok()).ok_or_else(malformed)?;
-    let (required, accepted) = check_chosen(choice.get("required"), choice.get("accepted"), filter)?;
-    let amount = accepted.get("amount").and_then(u128_of).filter(|a| *a > 0).ok_or_else(malformed)?;
-    let extra = accepted.get("extra").and_then(Value::as_object).ok_or_else(malformed)?;
-    let delay = extra.get("withdrawDelay").and_then(safe_int).ok_or_else(malformed)?;
+    let now = choice.member("now").and_then(safe_int).and_then(|n| u64::try_from(n).ok()).ok_or_else(malformed)?;
+    let (required, accepted) = check_chosen(choice.member("required"), choice.member("accepted"), filter)?;
+    let amount = accepted.member("amount").and_then(u128_of).filter(|a| *a > 0).ok_or_else(malformed)?;
+    let extra = accepted.member("extra").and_then(Value::as_object).ok_or_else(malformed)?;
+    let delay = extra.member("withdrawDelay").and_then(safe_int).ok_or_else(malformed)?;
     let text = |m: &Map<String, Value>, k: &str| m.get(k).and_then(Value::as_str).unwrap_or_default().to_owned();
     let payer = text(choice, "from");
     let config = json!({
@@ -388,13 +391,13 @@ pub fn build(choice: &Map<String, Value>, h: &AtrHash) -> Result<Opening, Refusa
     if !is_deposit_config(&config) {
         return Err(malformed());
     }
-    let chain_id = accepted.get("network").and_then(chain_id_of).ok_or_else(malformed)?;
+    let chain_id = accepted.member("network").and_then(chain_id_of).ok_or_else(malformed)?;
     let channel_id = channel_id(chain_id, &config)?;
-    let timeout = accepted.get("maxTimeoutSeconds").and_then(timeout_seconds).ok_or_else(malformed)?;
+    let timeout = accepted.member("maxTimeoutSeconds").and_then(timeout_seconds).ok_or_else(malformed)?;
     let deadline = now.checked_add(timeout).ok_or_else(malformed)?.to_string();
     let auth_salt = text(choice, "authSalt");
     let token = text(accepted, "asset");
-    let (token_auth, authorization) = if extra.get("assetTransferMethod").is_some_and(|m| m == "permit2") {
+    let (token_auth, authorization) = if extra.member("assetTransferMethod").is_some_and(|m| m == "permit2") {
         let digits = auth_salt.get(2..).unwrap_or_default();
         let nonce = U256::from_str_radix(digits, 16).map_err(|_| malformed())?.to_string();
         let typed = TypedData {
@@ -528,10 +531,10 @@ impl Unsigned for Opening {
 /// The payload's kind in its channel: a deposit opens, a voucher is within, a refund without an amount closes and one
 /// with an amount (a positive decimal below 2^128, as the contract's refund takes) is within.
 fn payload_kind(payload: &Map<String, Value>) -> Result<ChannelKind, Refusal> {
-    match payload.get("type").and_then(Value::as_str) {
+    match payload.member("type").and_then(Value::as_str) {
         Some("deposit") => Ok(ChannelKind::Open),
         Some("voucher") => Ok(ChannelKind::Within),
-        Some("refund") => match payload.get("amount") {
+        Some("refund") => match payload.member("amount") {
             None => Ok(ChannelKind::Close),
             Some(a) if u128_of(a).is_some_and(|a| a > 0) => Ok(ChannelKind::Within),
             Some(_) => Err(payload_malformed()),
@@ -544,17 +547,17 @@ fn payload_kind(payload: &Map<String, Value>) -> Result<ChannelKind, Refusal> {
 /// lower-case. A configuration the channel contract's deposit refuses is `x402/payload-malformed`.
 fn channel_of(presented: &Value) -> Result<(ChannelRef, &Map<String, Value>), Refusal> {
     let (accepted, payload) = payload_of(presented, filter)?;
-    let config = payload.get("channelConfig").unwrap_or(&Value::Null);
+    let config = payload.member("channelConfig").unwrap_or(&Value::Null);
     if !is_deposit_config(config) {
         return Err(payload_malformed());
     }
     let voucher_id = payload
-        .get("voucher")
+        .member("voucher")
         .and_then(Value::as_object)
-        .and_then(|v| v.get("channelId"))
+        .and_then(|v| v.member("channelId"))
         .and_then(Value::as_str)
         .ok_or_else(payload_malformed)?;
-    let network = accepted.get("network").and_then(Value::as_str).unwrap_or_default();
+    let network = accepted.member("network").and_then(Value::as_str).unwrap_or_default();
     let chain_id = chain_id_of(&Value::String(network.to_owned())).ok_or_else(payload_malformed)?;
     let id = channel_id(chain_id, config)?;
     if hex_bytes(voucher_id).is_none_or(|v| hex_bytes(&id).is_none_or(|i| i != v)) {
@@ -565,8 +568,8 @@ fn channel_of(presented: &Value) -> Result<(ChannelRef, &Map<String, Value>), Re
 
 fn salt_of(payload: &Map<String, Value>) -> Result<AtrHash, Refusal> {
     payload
-        .get("channelConfig")
-        .and_then(|c| c.get("salt"))
+        .member("channelConfig")
+        .and_then(|c| c.member("salt"))
         .and_then(Value::as_str)
         .and_then(AtrHash::parse)
         .ok_or_else(payload_malformed)
@@ -575,18 +578,18 @@ fn salt_of(payload: &Map<String, Value>) -> Result<AtrHash, Refusal> {
 /// The opening's deposit: an amount that is a positive decimal below 2^128, and exactly one of the ERC-3009 and
 /// Permit2 authorizations, its time bound a decimal below 2^256.
 fn check_deposit(payload: &Map<String, Value>) -> Result<(), Refusal> {
-    let deposit = payload.get("deposit").and_then(Value::as_object).ok_or_else(payload_malformed)?;
-    if deposit.get("amount").and_then(u128_of).is_none_or(|a| a == 0) {
+    let deposit = payload.member("deposit").and_then(Value::as_object).ok_or_else(payload_malformed)?;
+    if deposit.member("amount").and_then(u128_of).is_none_or(|a| a == 0) {
         return Err(payload_malformed());
     }
     let unauthorized = || Refusal::fixed("x402/deposit-authorization");
-    let authorization = deposit.get("authorization").and_then(Value::as_object).ok_or_else(unauthorized)?;
+    let authorization = deposit.member("authorization").and_then(Value::as_object).ok_or_else(unauthorized)?;
     let below_2_256 = |v: Option<&Value>| v.and_then(super::uint256_of).is_some();
-    match (authorization.get("erc3009Authorization"), authorization.get("permit2Authorization")) {
-        (Some(e), None) => (below_2_256(e.get("validBefore")) && e.get("salt").is_some_and(is_hash32))
+    match (authorization.member("erc3009Authorization"), authorization.member("permit2Authorization")) {
+        (Some(e), None) => (below_2_256(e.member("validBefore")) && e.member("salt").is_some_and(is_hash32))
             .then_some(())
             .ok_or_else(payload_malformed),
-        (None, Some(p)) => below_2_256(p.get("deadline")).then_some(()).ok_or_else(payload_malformed),
+        (None, Some(p)) => below_2_256(p.member("deadline")).then_some(()).ok_or_else(payload_malformed),
         _ => Err(unauthorized()),
     }
 }
@@ -595,10 +598,10 @@ fn check_deposit(payload: &Map<String, Value>) -> Result<(), Refusal> {
 /// configuration hashes to the voucher's channel id. No signature is verified here.
 pub fn bound(presented: &Value) -> Result<AtrHash, Refusal> {
     let (_, payload) = payload_of(presented, filter)?;
-    if payload.get("type").and_then(Value::as_str) != Some("deposit") {
+    if payload.member("type").and_then(Value::as_str) != Some("deposit") {
         return Err(Refusal::fixed("x402/not-an-opening"));
     }
-    if !is_deposit_config(payload.get("channelConfig").unwrap_or(&Value::Null)) {
+    if !is_deposit_config(payload.member("channelConfig").unwrap_or(&Value::Null)) {
         return Err(payload_malformed());
     }
     check_deposit(payload)?;
@@ -628,7 +631,7 @@ pub fn build_within(offer: &WithinOffer, h: &AtrHash) -> Result<InChannel, Refus
     if !is_deposit_config(config) {
         return Err(payload_malformed());
     }
-    if config.get("salt").and_then(Value::as_str).and_then(AtrHash::parse) != Some(*h) {
+    if config.member("salt").and_then(Value::as_str).and_then(AtrHash::parse) != Some(*h) {
         return Err(Refusal::fixed("x402/channel-id-mismatch"));
     }
     let u128_of_u512 = |n: U512| u128::try_from(n).ok();
@@ -640,7 +643,7 @@ pub fn build_within(offer: &WithinOffer, h: &AtrHash) -> Result<InChannel, Refus
             Some(a) => Some(Some(decimal::parse(a).and_then(u128_of_u512).filter(|a| *a > 0).ok_or_else(malformed)?)),
         },
     };
-    let chain_id = accepted.get("network").and_then(chain_id_of).ok_or_else(malformed)?;
+    let chain_id = accepted.member("network").and_then(chain_id_of).ok_or_else(malformed)?;
     let channel_id = channel_id(chain_id, config)?;
     Ok(InChannel {
         requests: vec![eip712(voucher_typed_data(chain_id, &channel_id, max_claimable))],

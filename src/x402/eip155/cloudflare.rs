@@ -10,7 +10,7 @@
 use serde_json::{Map, Value};
 
 use crate::hash::AtrHash;
-use crate::json::safe_int;
+use crate::json::{Member, safe_int};
 use crate::pairing::{Advertised, ChooseContext, Chosen, Completion, Offer, Pairing, Unsigned};
 use crate::refusal::Refusal;
 use crate::signer::{Signature, SigningRequest};
@@ -30,22 +30,22 @@ pub const NETWORK: &str = "cloudflare:402";
 /// Whether the option is this pairing's: scheme `batch-settlement` on `cloudflare:402`, payTo `merchant`, a
 /// three-letter currency as the asset, and `extra.version` present.
 fn pairs(option: &Map<String, Value>) -> bool {
-    let Some(extra) = option.get("extra").and_then(Value::as_object) else { return false };
+    let Some(extra) = option.member("extra").and_then(Value::as_object) else { return false };
     let currency = option
-        .get("asset")
+        .member("asset")
         .and_then(Value::as_str)
         .is_some_and(|a| a.len() == 3 && a.bytes().all(|b| b.is_ascii_uppercase()));
-    option.get("scheme").and_then(Value::as_str) == Some(SCHEME)
-        && option.get("network").and_then(Value::as_str) == Some(NETWORK)
-        && option.get("payTo").and_then(Value::as_str) == Some("merchant")
+    option.member("scheme").and_then(Value::as_str) == Some(SCHEME)
+        && option.member("network").and_then(Value::as_str) == Some(NETWORK)
+        && option.member("payTo").and_then(Value::as_str) == Some("merchant")
         && currency
         && extra.contains_key("version")
 }
 
 /// A positive amount and a positive safe-integer `maxTimeoutSeconds`.
 fn payable(option: &Map<String, Value>) -> bool {
-    option.get("amount").and_then(amount_of).is_some()
-        && option.get("maxTimeoutSeconds").and_then(timeout_seconds).is_some()
+    option.member("amount").and_then(amount_of).is_some()
+        && option.member("maxTimeoutSeconds").and_then(timeout_seconds).is_some()
 }
 
 fn filter(option: &Map<String, Value>) -> Served {
@@ -84,7 +84,7 @@ impl Pairing for Cloudflare {
         if !is_agent_account(ctx.account) {
             return Err(no_option());
         }
-        let accepted = options.iter().find(|o| o.get("network").and_then(Value::as_str) == Some(NETWORK));
+        let accepted = options.iter().find(|o| o.member("network").and_then(Value::as_str) == Some(NETWORK));
         let accepted = accepted.ok_or_else(no_option)?;
         let mut choice = Map::new();
         choice.insert("required".into(), (*required).clone());
@@ -118,19 +118,19 @@ impl Payment {
 /// (`x402/legal-context-conflict` otherwise): the option's amount and asset, the option, and the challenge's
 /// extensions echoed.
 pub fn build(choice: &Map<String, Value>, h: &AtrHash) -> Result<Payment, Refusal> {
-    let (required, accepted) = check_chosen(choice.get("required"), choice.get("accepted"), filter)?;
-    let (advertised, _) = legal_context_of(required.get("extensions"))?;
+    let (required, accepted) = check_chosen(choice.member("required"), choice.member("accepted"), filter)?;
+    let (advertised, _) = legal_context_of(required.member("extensions"))?;
     if advertised != *h {
         return Err(Refusal::fixed("x402/legal-context-conflict"));
     }
     let mut payload = Map::new();
-    payload.insert("amount".into(), accepted.get("amount").cloned().unwrap_or(Value::Null));
-    payload.insert("asset".into(), accepted.get("asset").cloned().unwrap_or(Value::Null));
+    payload.insert("amount".into(), accepted.member("amount").cloned().unwrap_or(Value::Null));
+    payload.insert("asset".into(), accepted.member("asset").cloned().unwrap_or(Value::Null));
     let mut payment = Map::new();
     payment.insert("x402Version".into(), Value::from(2));
     payment.insert("payload".into(), Value::Object(payload));
     payment.insert("accepted".into(), Value::Object(accepted.clone()));
-    payment.insert("extensions".into(), required.get("extensions").cloned().unwrap_or(Value::Null));
+    payment.insert("extensions".into(), required.member("extensions").cloned().unwrap_or(Value::Null));
     Ok(Payment { payment: Value::Object(payment) })
 }
 
@@ -147,9 +147,9 @@ impl Unsigned for Payment {
 /// Reads H back: the echoed `extensions.legalContext` hash, from a payment whose `accepted` the filter serves. The
 /// agent's HTTP message signature is not verified here.
 pub fn bound(presented: &Value) -> Result<AtrHash, Refusal> {
-    let Some(p) = presented.as_object().filter(|p| p.get("x402Version").and_then(safe_int) == Some(2)) else {
+    let Some(p) = presented.as_object().filter(|p| p.member("x402Version").and_then(safe_int) == Some(2)) else {
         return Err(Refusal::fixed("x402/not-v2"));
     };
-    accepted_by(p.get("accepted"), filter)?;
-    legal_context_of(p.get("extensions")).map(|(h, _)| h)
+    accepted_by(p.member("accepted"), filter)?;
+    legal_context_of(p.member("extensions")).map(|(h, _)| h)
 }

@@ -11,7 +11,7 @@ use super::{chain_id_of, is_address, uint256_of};
 use crate::account::evm_account;
 use crate::codec::is_hex;
 use crate::hash::AtrHash;
-use crate::json::safe_int;
+use crate::json::{Member, safe_int};
 use crate::pairing::{Advertised, ChooseContext, Chosen, Completion, Pairing, Unsigned};
 use crate::refusal::Refusal;
 use crate::signer::{Signature, SigningRequest, TypedData, TypedField};
@@ -44,28 +44,28 @@ sol! {
 /// Whether the option is this pairing's: scheme `exact`, an EIP-155 network, EIP-3009 (or no method named) and a
 /// known payment flow.
 fn pairs(option: &Map<String, Value>) -> bool {
-    if option.get("scheme").and_then(Value::as_str) != Some("exact")
-        || chain_id_of(option.get("network").unwrap_or(&Value::Null)).is_none()
+    if option.member("scheme").and_then(Value::as_str) != Some("exact")
+        || chain_id_of(option.member("network").unwrap_or(&Value::Null)).is_none()
     {
         return false;
     }
-    let extra = match option.get("extra") {
+    let extra = match option.member("extra") {
         None => return true,
         Some(Value::Object(extra)) => extra,
         Some(_) => return false,
     };
-    if extra.get("assetTransferMethod").is_some_and(|m| m != "eip3009") {
+    if extra.member("assetTransferMethod").is_some_and(|m| m != "eip3009") {
         return false;
     }
-    !extra.get("paymentFlow").is_some_and(|f| f != "authorization" && f != "upfront")
+    !extra.member("paymentFlow").is_some_and(|f| f != "authorization" && f != "upfront")
 }
 
 /// Whether build can turn the option into typed data: the token's EIP-712 name and version, the asset and payee
 /// addresses, a positive amount below 2^256 and a time bound.
 fn payable(option: &Map<String, Value>) -> bool {
-    let Some(extra) = option.get("extra").and_then(Value::as_object) else { return false };
-    let non_empty = |k: &str| extra.get(k).and_then(Value::as_str).is_some_and(|s| !s.is_empty());
-    let member = |k: &str| option.get(k).unwrap_or(&Value::Null);
+    let Some(extra) = option.member("extra").and_then(Value::as_object) else { return false };
+    let non_empty = |k: &str| extra.member(k).and_then(Value::as_str).is_some_and(|s| !s.is_empty());
+    let member = |k: &str| option.member(k).unwrap_or(&Value::Null);
     non_empty("name")
         && non_empty("version")
         && is_address(member("asset"))
@@ -189,16 +189,16 @@ impl Authorization<'_> {
 /// validAfter 0, validBefore now + maxTimeoutSeconds.
 pub fn build<'a>(choice: &'a Map<String, Value>, h: &AtrHash) -> Result<Authorization<'a>, Refusal> {
     let malformed = || Refusal::fixed("x402/option-malformed");
-    let payer = choice.get("from").filter(|f| is_address(f)).and_then(Value::as_str).ok_or_else(malformed)?;
-    let now = choice.get("now").and_then(safe_int).and_then(|n| u64::try_from(n).ok()).ok_or_else(malformed)?;
-    let (required, accepted) = check_chosen(choice.get("required"), choice.get("accepted"), filter)?;
+    let payer = choice.member("from").filter(|f| is_address(f)).and_then(Value::as_str).ok_or_else(malformed)?;
+    let now = choice.member("now").and_then(safe_int).and_then(|n| u64::try_from(n).ok()).ok_or_else(malformed)?;
+    let (required, accepted) = check_chosen(choice.member("required"), choice.member("accepted"), filter)?;
     // The filter has held every member below to its form; reading them again cannot fail.
-    let text = |k: &str| accepted.get(k).and_then(Value::as_str).unwrap_or_default();
-    let extra = accepted.get("extra").and_then(Value::as_object).ok_or_else(malformed)?;
-    let extra_text = |k: &str| extra.get(k).and_then(Value::as_str).unwrap_or_default();
-    let chain_id = accepted.get("network").and_then(chain_id_of).ok_or_else(malformed)?;
-    let value = accepted.get("amount").and_then(uint256_of).ok_or_else(malformed)?;
-    let timeout = accepted.get("maxTimeoutSeconds").and_then(timeout_seconds).ok_or_else(malformed)?;
+    let text = |k: &str| accepted.member(k).and_then(Value::as_str).unwrap_or_default();
+    let extra = accepted.member("extra").and_then(Value::as_object).ok_or_else(malformed)?;
+    let extra_text = |k: &str| extra.member(k).and_then(Value::as_str).unwrap_or_default();
+    let chain_id = accepted.member("network").and_then(chain_id_of).ok_or_else(malformed)?;
+    let value = accepted.member("amount").and_then(uint256_of).ok_or_else(malformed)?;
+    let timeout = accepted.member("maxTimeoutSeconds").and_then(timeout_seconds).ok_or_else(malformed)?;
     let valid_before = now.checked_add(timeout).ok_or_else(malformed)?.to_string();
     Ok(Authorization {
         required,
@@ -241,29 +241,29 @@ impl Unsigned for Authorization<'_> {
 /// signature's form is checked; it is not verified here.
 pub fn bound(presented: &Value) -> Result<AtrHash, Refusal> {
     let payload_malformed = || Refusal::fixed("x402/payload-malformed");
-    let Some(p) = presented.as_object().filter(|p| p.get("x402Version").and_then(safe_int) == Some(2)) else {
+    let Some(p) = presented.as_object().filter(|p| p.member("x402Version").and_then(safe_int) == Some(2)) else {
         return Err(Refusal::fixed("x402/not-v2"));
     };
     if p.contains_key("refused") {
         return Err(payload_malformed());
     }
-    accepted_by(p.get("accepted"), filter)?;
-    let payload = p.get("payload").and_then(Value::as_object).ok_or_else(payload_malformed)?;
-    let authorization = payload.get("authorization").and_then(Value::as_object).ok_or_else(payload_malformed)?;
+    accepted_by(p.member("accepted"), filter)?;
+    let payload = p.member("payload").and_then(Value::as_object).ok_or_else(payload_malformed)?;
+    let authorization = payload.member("authorization").and_then(Value::as_object).ok_or_else(payload_malformed)?;
     for member in ["from", "to", "value", "validAfter", "validBefore", "nonce"] {
         if !authorization.get(member).is_some_and(Value::is_string) {
             return Err(payload_malformed());
         }
     }
     let signature_ok = payload
-        .get("signature")
+        .member("signature")
         .and_then(Value::as_str)
         .filter(|s| is_hex(s))
         .is_some_and(|s| (1..=MAX_SIGNATURE_BYTES).contains(&((s.len() - 2) / 2)));
     if !signature_ok {
         return Err(Refusal::fixed("x402/signature-malformed"));
     }
-    authorization.get("nonce").and_then(Value::as_str).and_then(AtrHash::parse).ok_or_else(payload_malformed)
+    authorization.member("nonce").and_then(Value::as_str).and_then(AtrHash::parse).ok_or_else(payload_malformed)
 }
 
 /// The EIP-712 parts of an authorization's typed data, from `sol!`'s static `TransferWithAuthorization`.
@@ -273,19 +273,19 @@ pub fn eip712_parts(typed: &TypedData) -> Option<Eip712Parts> {
     let addr = |v: Option<&Value>| v.and_then(Value::as_str).and_then(|s| s.parse::<Address>().ok());
     let uint = |v: Option<&Value>| v.and_then(Value::as_str).and_then(|s| U256::from_str_radix(s, 10).ok());
     let domain = Eip712Domain::new(
-        Some(d.get("name")?.as_str()?.to_owned().into()),
-        Some(d.get("version")?.as_str()?.to_owned().into()),
-        Some(U256::from(d.get("chainId")?.as_u64()?)),
-        Some(addr(d.get("verifyingContract"))?),
+        Some(d.member("name")?.as_str()?.to_owned().into()),
+        Some(d.member("version")?.as_str()?.to_owned().into()),
+        Some(U256::from(d.member("chainId")?.as_u64()?)),
+        Some(addr(d.member("verifyingContract"))?),
         None,
     );
     let message = TransferWithAuthorization {
-        from: addr(m.get("from"))?,
-        to: addr(m.get("to"))?,
-        value: uint(m.get("value"))?,
-        validAfter: uint(m.get("validAfter"))?,
-        validBefore: uint(m.get("validBefore"))?,
-        nonce: m.get("nonce")?.as_str()?.parse::<B256>().ok()?,
+        from: addr(m.member("from"))?,
+        to: addr(m.member("to"))?,
+        value: uint(m.member("value"))?,
+        validAfter: uint(m.member("validAfter"))?,
+        validBefore: uint(m.member("validBefore"))?,
+        nonce: m.member("nonce")?.as_str()?.parse::<B256>().ok()?,
     };
     Some(Eip712Parts {
         type_hash: message.eip712_type_hash(),

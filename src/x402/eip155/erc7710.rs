@@ -10,7 +10,7 @@ use super::family::{self, Kind, Presented, all_strings, choice_of, presented_as}
 use super::{is_address, uint256_of};
 use crate::codec::is_hex;
 use crate::hash::AtrHash;
-use crate::json::js_length;
+use crate::json::{Member, js_length};
 use crate::pairing::{Advertised, ChooseContext, Chosen, Completion, Pairing, Unsigned};
 use crate::refusal::Refusal;
 use crate::signer::{Fields, Signature, SigningRequest};
@@ -73,7 +73,7 @@ impl DelegationRequest {
 /// amount of its asset to its payee, with salt H.
 pub fn build(choice: &Map<String, Value>, h: &AtrHash) -> Result<DelegationRequest, Refusal> {
     let c = choice_of(Kind::Erc7710, choice)?;
-    let amount = c.accepted.get("amount").and_then(uint256_of).ok_or(Refusal::fixed("x402/option-malformed"))?;
+    let amount = c.accepted.member("amount").and_then(uint256_of).ok_or(Refusal::fixed("x402/option-malformed"))?;
     let mut fields = Map::new();
     fields.insert("chainId".into(), Value::from(c.chain_id));
     fields.insert("token".into(), Value::String(c.text("asset").to_owned()));
@@ -116,7 +116,7 @@ impl Unsigned for DelegationRequest {
 pub(crate) fn presented(kind: Kind, presented: &Value) -> Result<Presented<'_>, Refusal> {
     let (p, payload) = presented_as(kind, presented)?;
     let context_ok = payload
-        .get("permissionContext")
+        .member("permissionContext")
         .and_then(Value::as_str)
         .is_some_and(|c| js_length(c) <= 2 + 2 * MAX_CONTEXT_BYTES);
     if !all_strings(payload, &["delegationManager", "delegator"]) || !context_ok {
@@ -130,11 +130,11 @@ pub(crate) fn presented(kind: Kind, presented: &Value) -> Result<Presented<'_>, 
 pub fn bound(presented_payment: &Value) -> Result<AtrHash, Refusal> {
     let (p, _) = presented(Kind::Erc7710, presented_payment)?;
     let info = p
-        .get("extensions")
+        .member("extensions")
         .and_then(Value::as_object)
         .and_then(|e| e.get(LEGAL_CONTEXT))
         .and_then(Value::as_object)
-        .and_then(|lc| lc.get("info"))
+        .and_then(|lc| lc.member("info"))
         .unwrap_or(&Value::Null);
     legal_context_info(info).map(|(h, _)| h).ok_or(Refusal::fixed("x402/no-legal-context"))
 }

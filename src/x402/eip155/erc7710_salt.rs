@@ -9,6 +9,7 @@ use super::delegation::{decode_permission_context, is_reference_manager};
 use super::erc7710::{DelegationRequest, presented};
 use super::family::{self, Kind};
 use crate::hash::AtrHash;
+use crate::json::Member;
 use crate::pairing::{Advertised, ChooseContext, Chosen, Pairing, Unsigned};
 use crate::refusal::Refusal;
 use crate::x402::read_with;
@@ -57,11 +58,11 @@ pub fn build(choice: &serde_json::Map<String, Value>, h: &AtrHash) -> Result<Del
 /// DelegationManager on the option's chain. Neither the caveats nor the signatures are read.
 pub fn bound(presented_payment: &Value) -> Result<AtrHash, Refusal> {
     let (p, payload) = presented(Kind::Erc7710Salt, presented_payment)?;
-    let network = p.get("accepted").and_then(|a| a.get("network")).unwrap_or(&Value::Null);
-    if !is_reference_manager(payload.get("delegationManager").unwrap_or(&Value::Null), network) {
+    let network = p.member("accepted").and_then(|a| a.member("network")).unwrap_or(&Value::Null);
+    if !is_reference_manager(payload.member("delegationManager").unwrap_or(&Value::Null), network) {
         return Err(Refusal::fixed("x402/manager-not-reference"));
     }
-    let context = payload.get("permissionContext").and_then(Value::as_str).unwrap_or_default();
+    let context = payload.member("permissionContext").and_then(Value::as_str).unwrap_or_default();
     let delegations =
         decode_permission_context(context).map_err(|_| Refusal::fixed("x402/permission-context-malformed"))?;
     let leaf = delegations.first().ok_or(Refusal::fixed("x402/delegation-empty"))?;

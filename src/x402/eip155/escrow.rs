@@ -9,7 +9,7 @@ use serde_json::{Map, Value};
 
 use super::{chain_id_of, is_address, uint256_of};
 use crate::hash::AtrHash;
-use crate::json::safe_int;
+use crate::json::{Member, safe_int};
 use crate::refusal::Refusal;
 
 /// The zero address.
@@ -150,7 +150,7 @@ impl Terms {
     /// authorizer.
     pub fn of(option: &Map<String, Value>) -> Result<Self, Refusal> {
         let malformed = || Refusal::fixed("x402/option-malformed");
-        let extra = option.get("extra").and_then(Value::as_object).ok_or_else(malformed)?;
+        let extra = option.member("extra").and_then(Value::as_object).ok_or_else(malformed)?;
         let deployment = super::family::deployment_of(extra).ok_or_else(malformed)?;
         let address = |key: &str, fallback: Option<&'static str>| -> Option<Address> {
             let value = match extra.get(key) {
@@ -163,17 +163,17 @@ impl Terms {
         let fee_receiver = address("feeRecipient", None).ok_or_else(malformed)?;
         let receiver_authorizer = address("receiverAuthorizer", Some(ZERO_ADDRESS)).ok_or_else(malformed)?;
         let policy = address("policy", Some(ZERO_ADDRESS)).ok_or_else(malformed)?;
-        let authorization_expiry = uint_member(extra.get("captureDeadline")).and_then(fits).ok_or_else(malformed)?;
-        let refund_expiry = uint_member(extra.get("refundDeadline")).and_then(fits).ok_or_else(malformed)?;
-        let max_amount = option.get("amount").and_then(uint256_of).and_then(fits).ok_or_else(malformed)?;
+        let authorization_expiry = uint_member(extra.member("captureDeadline")).and_then(fits).ok_or_else(malformed)?;
+        let refund_expiry = uint_member(extra.member("refundDeadline")).and_then(fits).ok_or_else(malformed)?;
+        let max_amount = option.member("amount").and_then(uint256_of).and_then(fits).ok_or_else(malformed)?;
         let fee =
             |key: &str| uint_member(extra.get(key)).filter(|v| v.bit_len() <= 16).map(|v| v.saturating_to::<u16>());
         let min_fee_bps = fee("minFeeBps").ok_or_else(malformed)?;
         let max_fee_bps = fee("maxFeeBps").ok_or_else(malformed)?;
-        if extra.get("paymentFlow").is_some_and(|f| f == "authorization") && receiver_authorizer.is_zero() {
+        if extra.member("paymentFlow").is_some_and(|f| f == "authorization") && receiver_authorizer.is_zero() {
             return Err(malformed());
         }
-        let chain_id = chain_id_of(option.get("network").unwrap_or(&Value::Null)).ok_or_else(malformed)?;
+        let chain_id = chain_id_of(option.member("network").unwrap_or(&Value::Null)).ok_or_else(malformed)?;
         let member = |key: &str| option.get(key).and_then(Value::as_str).and_then(address_of);
         Ok(Self {
             chain_id,

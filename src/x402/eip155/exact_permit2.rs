@@ -9,6 +9,7 @@ use super::family::{self, Kind, Signed, choice_of, is_signature, object, present
 use super::permit2::{self, EXACT_PERMIT2_PROXY, Transfer, UPTO_PERMIT2_PROXY, Witness};
 use super::uint256_of;
 use crate::hash::AtrHash;
+use crate::json::Member;
 use crate::pairing::{Advertised, ChooseContext, Chosen, Pairing, Unsigned};
 use crate::refusal::Refusal;
 use crate::signer::TypedField;
@@ -83,7 +84,7 @@ pub(super) fn build_for(kind: Kind, choice: &Map<String, Value>, h: &AtrHash) ->
             value: object(json!({"to": c.text("payTo"), "validAfter": "0"})),
         }
     };
-    let amount = c.accepted.get("amount").and_then(uint256_of).ok_or(Refusal::fixed("x402/option-malformed"))?;
+    let amount = c.accepted.member("amount").and_then(uint256_of).ok_or(Refusal::fixed("x402/option-malformed"))?;
     let nonce = U256::from_be_bytes(*h.as_bytes());
     let transfer =
         Transfer { chain_id: c.chain_id, token: c.text("asset"), amount, spender, nonce, deadline: c.deadline };
@@ -107,12 +108,12 @@ pub(super) fn build_for(kind: Kind, choice: &Map<String, Value>, h: &AtrHash) ->
 /// witness are not compared with the option: the payee's facilitator settles what was signed, and H is what binds.
 pub(super) fn bound_for(kind: Kind, presented: &Value) -> Result<AtrHash, Refusal> {
     let (_, payload) = presented_as(kind, presented)?;
-    if !is_signature(payload.get("signature"), 1) {
+    if !is_signature(payload.member("signature"), 1) {
         return Err(Refusal::fixed("x402/signature-malformed"));
     }
-    let a = strings(payload.get("permit2Authorization"), &["from", "spender", "nonce", "deadline"]);
-    let permitted = a.and_then(|a| strings(a.get("permitted"), &["token", "amount"]));
-    let witness = a.and_then(|a| strings(a.get("witness"), &["to"]));
+    let a = strings(payload.member("permit2Authorization"), &["from", "spender", "nonce", "deadline"]);
+    let permitted = a.and_then(|a| strings(a.member("permitted"), &["token", "amount"]));
+    let witness = a.and_then(|a| strings(a.member("witness"), &["to"]));
     let (Some(a), Some(_), Some(witness)) = (a, permitted, witness) else {
         return Err(Refusal::fixed("x402/payload-malformed"));
     };

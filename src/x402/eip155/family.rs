@@ -10,7 +10,7 @@ use super::{chain_id_of, is_address, uint256_of};
 use crate::account::evm_account;
 use crate::codec::is_hex;
 use crate::hash::AtrHash;
-use crate::json::{js_length, safe_int};
+use crate::json::{Member, js_length, safe_int};
 use crate::pairing::{Advertised, ChooseContext, Chosen, Completion, Unsigned};
 use crate::refusal::Refusal;
 use crate::signer::{Signature, SigningRequest, TypedData};
@@ -104,7 +104,7 @@ fn member<'a>(obj: Option<&'a Map<String, Value>>, key: &str) -> Option<&'a Valu
 
 /// The option's `extra`: `Ok(None)` when absent, `Err` when present and not an object.
 fn extra_of(option: &Map<String, Value>) -> Result<Option<&Map<String, Value>>, ()> {
-    match option.get("extra") {
+    match option.member("extra") {
         None => Ok(None),
         Some(Value::Object(extra)) => Ok(Some(extra)),
         Some(_) => Err(()),
@@ -112,7 +112,7 @@ fn extra_of(option: &Map<String, Value>) -> Result<Option<&Map<String, Value>>, 
 }
 
 fn network_chain(option: &Map<String, Value>) -> Option<u64> {
-    chain_id_of(option.get("network").unwrap_or(&Value::Null))
+    chain_id_of(option.member("network").unwrap_or(&Value::Null))
 }
 
 fn is_address_member(option: Option<&Map<String, Value>>, key: &str) -> bool {
@@ -126,7 +126,7 @@ fn flow_is(extra: Option<&Map<String, Value>>, allowed: [&str; 2]) -> bool {
 
 /// The EIP-3009 exact filter: that pairing's id for an option it pays.
 fn eip3009_of(option: &Map<String, Value>) -> Option<Named> {
-    if option.get("scheme").is_none_or(|s| s != "exact") || network_chain(option).is_none() {
+    if option.member("scheme").is_none_or(|s| s != "exact") || network_chain(option).is_none() {
         return None;
     }
     let extra = extra_of(option).ok()?;
@@ -138,7 +138,7 @@ fn eip3009_of(option: &Map<String, Value>) -> Option<Named> {
 
 /// The escrow deployment an auth-capture option names: absent or v1.1's escrow gives v1.1, v1.0's gives v1.0.
 pub(crate) fn deployment_of(extra: &Map<String, Value>) -> Option<&'static Escrow> {
-    let Some(named) = extra.get("authCaptureEscrow") else { return Some(&escrow::ESCROW_V1_1) };
+    let Some(named) = extra.member("authCaptureEscrow") else { return Some(&escrow::ESCROW_V1_1) };
     let named = named.as_str()?;
     [&escrow::ESCROW_V1_1, &escrow::ESCROW_V1_0].into_iter().find(|d| named.eq_ignore_ascii_case(d.escrow))
 }
@@ -154,7 +154,7 @@ fn places(option: &Map<String, Value>) -> bool {
 /// `None` for any other option.
 fn option_filter(option: &Map<String, Value>) -> Option<Named> {
     let extra = extra_of(option).ok()?;
-    match option.get("scheme").and_then(Value::as_str) {
+    match option.member("scheme").and_then(Value::as_str) {
         Some("exact") => {
             let method = member(extra, "assetTransferMethod");
             if method.is_none_or(|m| m == "eip3009") {
@@ -189,11 +189,11 @@ fn option_filter(option: &Map<String, Value>) -> Option<Named> {
                 return Some(Named::Refused("x402/escrow-not-canonical"));
             }
             if !flow_is(Some(extra), ["escrow", "authorization"])
-                || extra.get("autoCapture") == Some(&Value::Bool(true))
+                || extra.member("autoCapture") == Some(&Value::Bool(true))
             {
                 return Some(Named::Refused("x402/flow-not-carried"));
             }
-            match extra.get("assetTransferMethod") {
+            match extra.member("assetTransferMethod") {
                 None => Some(Named::Pairing(super::auth_capture_eip3009::ID)),
                 Some(m) if m == "eip3009" => Some(Named::Pairing(super::auth_capture_eip3009::ID)),
                 Some(m) if m == "permit2" => Some(Named::Pairing(super::auth_capture_permit2::ID)),
@@ -212,17 +212,17 @@ fn non_empty(value: Option<&Value>) -> bool {
 /// EIP-712 name and version, the escrow terms, and a `maxTimeoutSeconds` below 2^48 (now plus it is the payment's
 /// preApprovalExpiry, a uint48).
 fn payable(kind: Kind, option: &Map<String, Value>) -> bool {
-    let amount = option.get("amount").unwrap_or(&Value::Null);
-    let Some(timeout) = option.get("maxTimeoutSeconds").and_then(timeout_seconds) else { return false };
+    let amount = option.member("amount").unwrap_or(&Value::Null);
+    let Some(timeout) = option.member("maxTimeoutSeconds").and_then(timeout_seconds) else { return false };
     if amount_of(amount).is_none() || uint256_of(amount).is_none() {
         return false;
     }
     if !kind.is_auth_capture() {
         return true;
     }
-    let Some(extra) = option.get("extra").and_then(Value::as_object) else { return false };
-    non_empty(extra.get("name"))
-        && non_empty(extra.get("version"))
+    let Some(extra) = option.member("extra").and_then(Value::as_object) else { return false };
+    non_empty(extra.member("name"))
+        && non_empty(extra.member("version"))
         && timeout < UINT48_LIMIT
         && escrow::Terms::of(option).is_ok()
 }
@@ -232,7 +232,7 @@ fn payable(kind: Kind, option: &Map<String, Value>) -> bool {
 /// `x402/option-malformed`, and any other option is not this pairing's.
 pub(crate) fn served(kind: Kind, option: &Map<String, Value>) -> Served {
     match option_filter(option) {
-        Some(Named::Refused(code)) if option.get("scheme").is_some_and(|s| s == kind.scheme()) => {
+        Some(Named::Refused(code)) if option.member("scheme").is_some_and(|s| s == kind.scheme()) => {
             Served::Refused(Refusal::fixed(code))
         }
         Some(Named::Pairing(id)) if id == kind.option_id() => {
@@ -289,18 +289,18 @@ impl Choice<'_> {
 
     /// A member of the accepted option's `extra`.
     pub(crate) fn extra(&self, key: &str) -> Option<&Value> {
-        self.accepted.get("extra").and_then(Value::as_object).and_then(|e| e.get(key))
+        self.accepted.member("extra").and_then(Value::as_object).and_then(|e| e.get(key))
     }
 }
 
 /// The checks every build makes on the choice: its `from` and `now`, then its document and option.
 pub(crate) fn choice_of(kind: Kind, choice: &Map<String, Value>) -> Result<Choice<'_>, Refusal> {
     let malformed = || Refusal::fixed("x402/option-malformed");
-    let payer = choice.get("from").filter(|f| is_address(f)).and_then(Value::as_str).ok_or_else(malformed)?;
-    let now = choice.get("now").and_then(safe_int).and_then(|n| u64::try_from(n).ok()).ok_or_else(malformed)?;
-    let (required, accepted) = check_chosen(choice.get("required"), choice.get("accepted"), filter_of(kind))?;
+    let payer = choice.member("from").filter(|f| is_address(f)).and_then(Value::as_str).ok_or_else(malformed)?;
+    let now = choice.member("now").and_then(safe_int).and_then(|n| u64::try_from(n).ok()).ok_or_else(malformed)?;
+    let (required, accepted) = check_chosen(choice.member("required"), choice.member("accepted"), filter_of(kind))?;
     let chain_id = network_chain(accepted).ok_or_else(malformed)?;
-    let timeout = accepted.get("maxTimeoutSeconds").and_then(timeout_seconds).ok_or_else(malformed)?;
+    let timeout = accepted.member("maxTimeoutSeconds").and_then(timeout_seconds).ok_or_else(malformed)?;
     let deadline = now.checked_add(timeout).ok_or_else(malformed)?;
     Ok(Choice { required, accepted, payer, chain_id, deadline })
 }
@@ -345,8 +345,8 @@ pub(crate) fn presented_as(kind: Kind, presented: &Value) -> Result<Presented<'_
     let Some(p) = presented.as_object().filter(|_| is_v2(presented)) else {
         return Err(Refusal::fixed("x402/not-v2"));
     };
-    accepted_by(p.get("accepted"), filter_of(kind))?;
-    let payload = p.get("payload").and_then(Value::as_object).ok_or(Refusal::fixed("x402/payload-malformed"))?;
+    accepted_by(p.member("accepted"), filter_of(kind))?;
+    let payload = p.member("payload").and_then(Value::as_object).ok_or(Refusal::fixed("x402/payload-malformed"))?;
     Ok((p, payload))
 }
 

@@ -9,6 +9,7 @@ use serde_json::{Map, Value, json};
 
 use super::Eip712Parts;
 use super::family::object;
+use crate::json::Member;
 use crate::signer::{TypedData, TypedField};
 
 /// The canonical Permit2 contract, the same address on every chain.
@@ -196,19 +197,20 @@ fn parts<S: SolStruct>(message: &S, domain: &Eip712Domain) -> Eip712Parts {
 pub fn eip712_parts(typed: &TypedData) -> Option<Eip712Parts> {
     let d = &typed.domain;
     let m = &typed.message;
-    if d.get("name")?.as_str()? != "Permit2" || d.contains_key("version") {
+    if d.member("name")?.as_str()? != "Permit2" || d.contains_key("version") {
         return None;
     }
     let domain = Eip712Domain::new(
         Some("Permit2".into()),
         None,
-        Some(U256::from(d.get("chainId")?.as_u64()?)),
-        Some(address(d.get("verifyingContract"))?),
+        Some(U256::from(d.member("chainId")?.as_u64()?)),
+        Some(address(d.member("verifyingContract"))?),
         None,
     );
-    let permitted = m.get("permitted")?;
-    let (token, amount) = (address(permitted.get("token"))?, uint(permitted.get("amount"))?);
-    let (spender, nonce, deadline) = (address(m.get("spender"))?, uint(m.get("nonce"))?, uint(m.get("deadline"))?);
+    let permitted = m.member("permitted")?;
+    let (token, amount) = (address(permitted.member("token"))?, uint(permitted.member("amount"))?);
+    let (spender, nonce, deadline) =
+        (address(m.member("spender"))?, uint(m.member("nonce"))?, uint(m.member("deadline"))?);
     let witness_fields: Option<Vec<&str>> =
         typed.types.get("Witness").map(|fs| fs.iter().map(|f| f.name.as_ref()).collect());
     match (typed.primary_type.as_str(), witness_fields.as_deref()) {
@@ -222,20 +224,20 @@ pub fn eip712_parts(typed: &TypedData) -> Option<Eip712Parts> {
             &domain,
         )),
         ("PermitWitnessTransferFrom", Some(["to", "validAfter"])) => {
-            let w = m.get("witness")?;
+            let w = m.member("witness")?;
             Some(parts(
                 &exact::PermitWitnessTransferFrom {
                     permitted: exact::TokenPermissions { token, amount },
                     spender,
                     nonce,
                     deadline,
-                    witness: exact::Witness { to: address(w.get("to"))?, validAfter: uint(w.get("validAfter"))? },
+                    witness: exact::Witness { to: address(w.member("to"))?, validAfter: uint(w.member("validAfter"))? },
                 },
                 &domain,
             ))
         }
         ("PermitWitnessTransferFrom", Some(["to", "facilitator", "validAfter"])) => {
-            let w = m.get("witness")?;
+            let w = m.member("witness")?;
             Some(parts(
                 &upto::PermitWitnessTransferFrom {
                     permitted: upto::TokenPermissions { token, amount },
@@ -243,9 +245,9 @@ pub fn eip712_parts(typed: &TypedData) -> Option<Eip712Parts> {
                     nonce,
                     deadline,
                     witness: upto::Witness {
-                        to: address(w.get("to"))?,
-                        facilitator: address(w.get("facilitator"))?,
-                        validAfter: uint(w.get("validAfter"))?,
+                        to: address(w.member("to"))?,
+                        facilitator: address(w.member("facilitator"))?,
+                        validAfter: uint(w.member("validAfter"))?,
                     },
                 },
                 &domain,
