@@ -68,7 +68,14 @@ fn host_and_port(authority: &str) -> Option<(&str, Option<&str>)> {
 /// characters, RFC 1123 labels) or an IP literal, with an optional port up to 65535; and a WHATWG URL parse that
 /// agrees (the `url` crate implements the WHATWG URL Standard and UTS 46).
 pub fn is_https_link(value: &str) -> bool {
-    if value.chars().any(forbidden) {
+    // Most links are ASCII, where the forbidden set is the C0 controls, space, DEL and the backslash; a scan of the
+    // bytes decides them without decoding characters.
+    let refused = if value.is_ascii() {
+        value.bytes().any(|b| b <= 0x20 || b == 0x7f || b == b'\\')
+    } else {
+        value.chars().any(forbidden)
+    };
+    if refused {
         return false;
     }
     let Some(prefix) = value.get(..8) else { return false };
@@ -77,7 +84,7 @@ pub fn is_https_link(value: &str) -> bool {
     }
     let rest = value.get(8..).unwrap_or("");
     let authority = rest.split(['/', '?', '#']).next().unwrap_or("");
-    if authority.chars().count() > MAX_AUTHORITY || authority.contains('@') {
+    if (authority.len() > MAX_AUTHORITY && authority.chars().count() > MAX_AUTHORITY) || authority.contains('@') {
         return false;
     }
     let Some((host, port)) = host_and_port(authority) else { return false };
