@@ -4,6 +4,7 @@
 //! nonce is the escrow's payment hash with payer zero, so the signed nonce commits to the salt. The build and bound
 //! here are shared with [`auth_capture_permit2`](super::auth_capture_permit2), which signs a Permit2 transfer instead.
 
+use super::family::FamilyPairing;
 use alloy_primitives::{Address, B256, U256};
 use alloy_sol_types::{Eip712Domain, SolStruct, sol};
 use indexmap::IndexMap;
@@ -15,15 +16,13 @@ use super::permit2::{self, Transfer};
 use super::{Eip712Parts, is_address_text, uint256_of};
 use crate::hash::AtrHash;
 use crate::json::Member;
-use crate::pairing::{Advertised, ChooseContext, Chosen, Pairing, Unsigned};
 use crate::refusal::Refusal;
 use crate::signer::{TypedData, TypedField};
-use crate::x402::read_with;
 
 /// The pairing id.
 pub const ID: &str = "x402/auth-capture/eip155/eip3009";
 /// The pairing.
-pub static PAIRING: AuthCaptureEip3009 = AuthCaptureEip3009;
+pub static PAIRING: FamilyPairing<Signed> = FamilyPairing::new(Kind::AuthCaptureEip3009, true, build, bound);
 
 sol! {
     /// EIP-3009's authorization that only the payee (here the escrow's collector) may execute.
@@ -35,36 +34,6 @@ sol! {
         uint256 validAfter;
         uint256 validBefore;
         bytes32 nonce;
-    }
-}
-
-/// The pairing `x402/auth-capture/eip155/eip3009`.
-#[derive(Debug, Clone, Copy, Default)]
-pub struct AuthCaptureEip3009;
-
-impl Pairing for AuthCaptureEip3009 {
-    fn id(&self) -> &'static str {
-        ID
-    }
-
-    fn public_proof(&self) -> bool {
-        true
-    }
-
-    fn read<'a>(&self, doc: &'a Value) -> Result<Advertised<'a>, Refusal> {
-        read_with(doc, family::filter_of(Kind::AuthCaptureEip3009))
-    }
-
-    fn choose(&self, read: &Advertised<'_>, ctx: &ChooseContext<'_>) -> Result<Chosen, Refusal> {
-        family::choose(Kind::AuthCaptureEip3009, read, ctx)
-    }
-
-    fn build<'a>(&'a self, chosen: &'a Chosen, _atr: &'a [u8], h: &AtrHash) -> Result<Box<dyn Unsigned + 'a>, Refusal> {
-        Ok(Box::new(build(&chosen.choice, h)?))
-    }
-
-    fn bound(&self, presented: &Value, _landed: Option<&Value>) -> Result<AtrHash, Refusal> {
-        bound(presented)
     }
 }
 

@@ -3,56 +3,27 @@
 //! context the payment echoes; the proof is the agreement payment made first. The build, and the presented payment's
 //! checks, are shared with the salt level ([`erc7710_salt`](super::erc7710_salt)).
 
+use super::family::FamilyPairing;
 use serde_json::{Map, Value};
 
 use super::delegation::MAX_CONTEXT_BYTES;
-use super::family::{self, Kind, Presented, all_strings, choice_of, presented_as};
+use super::family::{Kind, Presented, all_strings, choice_of, presented_as};
 use super::{is_address, uint256_of};
 use crate::codec::is_hex;
 use crate::hash::AtrHash;
 use crate::json::{Member, js_length};
-use crate::pairing::{Advertised, ChooseContext, Chosen, Completion, Pairing, Unsigned};
+use crate::pairing::{Chosen, Completion, Unsigned};
 use crate::refusal::Refusal;
 use crate::signer::{Fields, Signature, SigningRequest};
-use crate::x402::{LEGAL_CONTEXT, legal_context_info, payment_with, read_with, with_payment_identifier};
+use crate::x402::{LEGAL_CONTEXT, legal_context_info, payment_with, with_payment_identifier};
 
 /// The pairing id.
 pub const ID: &str = "x402/exact/eip155/erc7710";
 /// The pairing.
-pub static PAIRING: Erc7710 = Erc7710;
+pub static PAIRING: FamilyPairing<DelegationRequest> = FamilyPairing::new(Kind::Erc7710, false, build, bound);
 
 /// The members of a delegation answer, in the order the payload carries them.
 const DELEGATION: [&str; 3] = ["delegationManager", "permissionContext", "delegator"];
-
-/// The pairing `x402/exact/eip155/erc7710`.
-#[derive(Debug, Clone, Copy, Default)]
-pub struct Erc7710;
-
-impl Pairing for Erc7710 {
-    fn id(&self) -> &'static str {
-        ID
-    }
-
-    fn public_proof(&self) -> bool {
-        false
-    }
-
-    fn read<'a>(&self, doc: &'a Value) -> Result<Advertised<'a>, Refusal> {
-        read_with(doc, family::filter_of(Kind::Erc7710))
-    }
-
-    fn choose(&self, read: &Advertised<'_>, ctx: &ChooseContext<'_>) -> Result<Chosen, Refusal> {
-        family::choose(Kind::Erc7710, read, ctx)
-    }
-
-    fn build<'a>(&'a self, chosen: &'a Chosen, _atr: &'a [u8], h: &AtrHash) -> Result<Box<dyn Unsigned + 'a>, Refusal> {
-        Ok(Box::new(build(&chosen.choice, h)?))
-    }
-
-    fn bound(&self, presented: &Value, _landed: Option<&Value>) -> Result<AtrHash, Refusal> {
-        bound(presented)
-    }
-}
 
 /// The unsigned ERC-7710 payment: the delegation request, and the payment a delegation answer completes.
 #[derive(Debug, Clone)]

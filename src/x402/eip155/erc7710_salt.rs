@@ -3,51 +3,20 @@
 //! event records, so the payment is itself a public proof. It pays the same `erc7710` option, with the same
 //! request, as the unsigned level.
 
+use super::family::FamilyPairing;
 use serde_json::Value;
 
 use super::delegation::{decode_permission_context, is_reference_manager};
 use super::erc7710::{DelegationRequest, presented};
-use super::family::{self, Kind};
+use super::family::Kind;
 use crate::hash::AtrHash;
 use crate::json::Member;
-use crate::pairing::{Advertised, ChooseContext, Chosen, Pairing, Unsigned};
 use crate::refusal::Refusal;
-use crate::x402::read_with;
 
 /// The pairing id.
 pub const ID: &str = "x402/exact/eip155/erc7710-salt";
 /// The pairing.
-pub static PAIRING: Erc7710Salt = Erc7710Salt;
-
-/// The pairing `x402/exact/eip155/erc7710-salt`.
-#[derive(Debug, Clone, Copy, Default)]
-pub struct Erc7710Salt;
-
-impl Pairing for Erc7710Salt {
-    fn id(&self) -> &'static str {
-        ID
-    }
-
-    fn public_proof(&self) -> bool {
-        true
-    }
-
-    fn read<'a>(&self, doc: &'a Value) -> Result<Advertised<'a>, Refusal> {
-        read_with(doc, family::filter_of(Kind::Erc7710Salt))
-    }
-
-    fn choose(&self, read: &Advertised<'_>, ctx: &ChooseContext<'_>) -> Result<Chosen, Refusal> {
-        family::choose(Kind::Erc7710Salt, read, ctx)
-    }
-
-    fn build<'a>(&'a self, chosen: &'a Chosen, _atr: &'a [u8], h: &AtrHash) -> Result<Box<dyn Unsigned + 'a>, Refusal> {
-        Ok(Box::new(build(&chosen.choice, h)?))
-    }
-
-    fn bound(&self, presented: &Value, _landed: Option<&Value>) -> Result<AtrHash, Refusal> {
-        bound(presented)
-    }
-}
+pub static PAIRING: FamilyPairing<DelegationRequest> = FamilyPairing::new(Kind::Erc7710Salt, true, build, bound);
 
 /// The delegation request, as the unsigned level builds it.
 pub fn build(choice: &serde_json::Map<String, Value>, h: &AtrHash) -> Result<DelegationRequest, Refusal> {

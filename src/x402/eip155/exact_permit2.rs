@@ -2,6 +2,7 @@
 //! proxy, so Permit2's nonce bitmap records it when the payment settles. The build and bound here are shared with
 //! [`upto_permit2`](super::upto_permit2), which differs in its proxy, its witness and the nonce's written form.
 
+use super::family::FamilyPairing;
 use alloy_primitives::U256;
 use serde_json::{Map, Value, json};
 
@@ -10,45 +11,13 @@ use super::permit2::{self, EXACT_PERMIT2_PROXY, Transfer, UPTO_PERMIT2_PROXY, Wi
 use super::uint256_of;
 use crate::hash::AtrHash;
 use crate::json::Member;
-use crate::pairing::{Advertised, ChooseContext, Chosen, Pairing, Unsigned};
 use crate::refusal::Refusal;
 use crate::signer::TypedField;
-use crate::x402::read_with;
 
 /// The pairing id.
 pub const ID: &str = "x402/exact/eip155/permit2";
 /// The pairing.
-pub static PAIRING: ExactPermit2 = ExactPermit2;
-
-/// The pairing `x402/exact/eip155/permit2`.
-#[derive(Debug, Clone, Copy, Default)]
-pub struct ExactPermit2;
-
-impl Pairing for ExactPermit2 {
-    fn id(&self) -> &'static str {
-        ID
-    }
-
-    fn public_proof(&self) -> bool {
-        true
-    }
-
-    fn read<'a>(&self, doc: &'a Value) -> Result<Advertised<'a>, Refusal> {
-        read_with(doc, family::filter_of(Kind::ExactPermit2))
-    }
-
-    fn choose(&self, read: &Advertised<'_>, ctx: &ChooseContext<'_>) -> Result<Chosen, Refusal> {
-        family::choose(Kind::ExactPermit2, read, ctx)
-    }
-
-    fn build<'a>(&'a self, chosen: &'a Chosen, _atr: &'a [u8], h: &AtrHash) -> Result<Box<dyn Unsigned + 'a>, Refusal> {
-        Ok(Box::new(build(&chosen.choice, h)?))
-    }
-
-    fn bound(&self, presented: &Value, _landed: Option<&Value>) -> Result<AtrHash, Refusal> {
-        bound(presented)
-    }
-}
+pub static PAIRING: FamilyPairing<Signed> = FamilyPairing::new(Kind::ExactPermit2, true, build, bound);
 
 /// Builds the Permit2 witness transfer whose nonce is H, from a choice `{required, accepted, from, now}`: the
 /// option's amount of its asset, spender the exact proxy, deadline now + maxTimeoutSeconds, witness

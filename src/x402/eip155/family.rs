@@ -11,9 +11,10 @@ use crate::account::evm_account;
 use crate::codec::is_hex;
 use crate::hash::AtrHash;
 use crate::json::{Member, js_length, safe_int};
-use crate::pairing::{Advertised, ChooseContext, Chosen, Completion, Unsigned};
+use crate::pairing::{Advertised, ChooseContext, Chosen, Completion, Pairing, Unsigned};
 use crate::refusal::Refusal;
 use crate::signer::{Signature, SigningRequest, TypedData};
+use crate::x402::read_with;
 use crate::x402::{
     Served, accepted_by, amount_of, check_chosen, first_on_network, is_v2, payment_with, timeout_seconds,
     with_payment_identifier,
@@ -400,5 +401,57 @@ pub(crate) fn object(value: Value) -> Map<String, Value> {
     match value {
         Value::Object(m) => m,
         _ => Map::new(),
+    }
+}
+
+/// One pairing of the family: the family's read (the kind's option filter) and choice, with the kind's own build and
+/// bound. Every member of the family is this one type, so what they share is written once.
+pub struct FamilyPairing<U> {
+    kind: Kind,
+    public_proof: bool,
+    build: fn(&Map<String, Value>, &AtrHash) -> Result<U, Refusal>,
+    bound: fn(&Value) -> Result<AtrHash, Refusal>,
+}
+
+impl<U> FamilyPairing<U> {
+    pub(crate) const fn new(
+        kind: Kind,
+        public_proof: bool,
+        build: fn(&Map<String, Value>, &AtrHash) -> Result<U, Refusal>,
+        bound: fn(&Value) -> Result<AtrHash, Refusal>,
+    ) -> Self {
+        Self { kind, public_proof, build, bound }
+    }
+}
+
+impl<U> std::fmt::Debug for FamilyPairing<U> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_tuple("FamilyPairing").field(&self.kind.id()).finish()
+    }
+}
+
+impl<U: Unsigned + 'static> Pairing for FamilyPairing<U> {
+    fn id(&self) -> &'static str {
+        self.kind.id()
+    }
+
+    fn public_proof(&self) -> bool {
+        self.public_proof
+    }
+
+    fn read<'a>(&self, doc: &'a Value) -> Result<Advertised<'a>, Refusal> {
+        read_with(doc, filter_of(self.kind))
+    }
+
+    fn choose(&self, read: &Advertised<'_>, ctx: &ChooseContext<'_>) -> Result<Chosen, Refusal> {
+        choose(self.kind, read, ctx)
+    }
+
+    fn build<'a>(&'a self, chosen: &'a Chosen, _atr: &'a [u8], h: &AtrHash) -> Result<Box<dyn Unsigned + 'a>, Refusal> {
+        Ok(Box::new((self.build)(&chosen.choice, h)?))
+    }
+
+    fn bound(&self, presented: &Value, _landed: Option<&Value>) -> Result<AtrHash, Refusal> {
+        (self.bound)(presented)
     }
 }

@@ -2,49 +2,18 @@
 //! for the x402 upto proxy with the option's facilitator in the witness; the facilitator settles up to that amount.
 //! The nonce is written `0x` and 64 hex digits in the payload.
 
+use super::family::FamilyPairing;
 use serde_json::{Map, Value};
 
 use super::exact_permit2::{bound_for, build_for};
-use super::family::{self, Kind, Signed};
+use super::family::{Kind, Signed};
 use crate::hash::AtrHash;
-use crate::pairing::{Advertised, ChooseContext, Chosen, Pairing, Unsigned};
 use crate::refusal::Refusal;
-use crate::x402::read_with;
 
 /// The pairing id.
 pub const ID: &str = "x402/upto/eip155/permit2";
 /// The pairing.
-pub static PAIRING: UptoPermit2 = UptoPermit2;
-
-/// The pairing `x402/upto/eip155/permit2`.
-#[derive(Debug, Clone, Copy, Default)]
-pub struct UptoPermit2;
-
-impl Pairing for UptoPermit2 {
-    fn id(&self) -> &'static str {
-        ID
-    }
-
-    fn public_proof(&self) -> bool {
-        true
-    }
-
-    fn read<'a>(&self, doc: &'a Value) -> Result<Advertised<'a>, Refusal> {
-        read_with(doc, family::filter_of(Kind::UptoPermit2))
-    }
-
-    fn choose(&self, read: &Advertised<'_>, ctx: &ChooseContext<'_>) -> Result<Chosen, Refusal> {
-        family::choose(Kind::UptoPermit2, read, ctx)
-    }
-
-    fn build<'a>(&'a self, chosen: &'a Chosen, _atr: &'a [u8], h: &AtrHash) -> Result<Box<dyn Unsigned + 'a>, Refusal> {
-        Ok(Box::new(build(&chosen.choice, h)?))
-    }
-
-    fn bound(&self, presented: &Value, _landed: Option<&Value>) -> Result<AtrHash, Refusal> {
-        bound(presented)
-    }
-}
+pub static PAIRING: FamilyPairing<Signed> = FamilyPairing::new(Kind::UptoPermit2, true, build, bound);
 
 /// Builds the Permit2 witness transfer whose nonce is H, from a choice `{required, accepted, from, now}`: at most
 /// the option's amount, spender the upto proxy, deadline now + maxTimeoutSeconds, witness
