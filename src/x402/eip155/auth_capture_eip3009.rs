@@ -5,8 +5,8 @@
 //! here are shared with [`auth_capture_permit2`](super::auth_capture_permit2), which signs a Permit2 transfer instead.
 
 use super::family::FamilyPairing;
-use alloy_primitives::{Address, B256, U256};
-use alloy_sol_types::{Eip712Domain, SolStruct, sol};
+use alloy_primitives::U256;
+use alloy_sol_types::sol;
 use indexmap::IndexMap;
 use serde_json::{Map, Value, json};
 
@@ -201,29 +201,14 @@ pub fn eip712_parts(typed: &TypedData) -> Option<Eip712Parts> {
     if typed.primary_type != "ReceiveWithAuthorization" {
         return permit2::eip712_parts(typed);
     }
-    let d = &typed.domain;
-    let m = &typed.message;
-    let addr = |v: Option<&Value>| v.and_then(Value::as_str).and_then(|s| s.parse::<Address>().ok());
-    let uint = |v: Option<&Value>| v.and_then(Value::as_str).and_then(|s| U256::from_str_radix(s, 10).ok());
-    let domain = Eip712Domain::new(
-        Some(d.member("name")?.as_str()?.to_owned().into()),
-        Some(d.member("version")?.as_str()?.to_owned().into()),
-        Some(U256::from(d.member("chainId")?.as_u64()?)),
-        Some(addr(d.member("verifyingContract"))?),
-        None,
-    );
+    let v = super::Eip3009Values::of(typed)?;
     let message = ReceiveWithAuthorization {
-        from: addr(m.member("from"))?,
-        to: addr(m.member("to"))?,
-        value: uint(m.member("value"))?,
-        validAfter: uint(m.member("validAfter"))?,
-        validBefore: uint(m.member("validBefore"))?,
-        nonce: m.member("nonce")?.as_str()?.parse::<B256>().ok()?,
+        from: v.from,
+        to: v.to,
+        value: v.value,
+        validAfter: v.valid_after,
+        validBefore: v.valid_before,
+        nonce: v.nonce,
     };
-    Some(Eip712Parts {
-        type_hash: message.eip712_type_hash(),
-        domain_separator: domain.separator(),
-        struct_hash: message.eip712_hash_struct(),
-        digest: message.eip712_signing_hash(&domain),
-    })
+    Some(Eip712Parts::of(&message, &v.domain))
 }

@@ -21,6 +21,8 @@ pub mod upto_permit2;
 use alloy_primitives::{B256, U256};
 use serde_json::Value;
 
+use crate::json::Member;
+
 /// Whether the value is `0x` and 40 hex digits in either case.
 pub fn is_address(value: &Value) -> bool {
     value.as_str().is_some_and(is_address_text)
@@ -43,6 +45,57 @@ pub struct Eip712Parts {
     pub struct_hash: B256,
     /// The signing hash.
     pub digest: B256,
+}
+
+impl Eip712Parts {
+    /// The parts of a static struct under a domain.
+    pub(crate) fn of<S: alloy_sol_types::SolStruct>(message: &S, domain: &alloy_sol_types::Eip712Domain) -> Self {
+        Self {
+            type_hash: message.eip712_type_hash(),
+            domain_separator: domain.separator(),
+            struct_hash: message.eip712_hash_struct(),
+            digest: message.eip712_signing_hash(domain),
+        }
+    }
+}
+
+/// The values of an EIP-3009 authorization (`TransferWithAuthorization` or `ReceiveWithAuthorization`, which share
+/// their members) and its token's domain, read back from typed data as the wallet is handed it.
+pub(crate) struct Eip3009Values {
+    pub(crate) domain: alloy_sol_types::Eip712Domain,
+    pub(crate) from: alloy_primitives::Address,
+    pub(crate) to: alloy_primitives::Address,
+    pub(crate) value: U256,
+    pub(crate) valid_after: U256,
+    pub(crate) valid_before: U256,
+    pub(crate) nonce: B256,
+}
+
+impl Eip3009Values {
+    /// The values, when the typed data names every one in the form built here.
+    pub(crate) fn of(typed: &crate::signer::TypedData) -> Option<Self> {
+        use alloy_primitives::Address;
+        let d = &typed.domain;
+        let m = &typed.message;
+        let addr = |v: Option<&Value>| v.and_then(Value::as_str).and_then(|s| s.parse::<Address>().ok());
+        let uint = |v: Option<&Value>| v.and_then(Value::as_str).and_then(|s| U256::from_str_radix(s, 10).ok());
+        let domain = alloy_sol_types::Eip712Domain::new(
+            Some(d.member("name")?.as_str()?.to_owned().into()),
+            Some(d.member("version")?.as_str()?.to_owned().into()),
+            Some(U256::from(d.member("chainId")?.as_u64()?)),
+            Some(addr(d.member("verifyingContract"))?),
+            None,
+        );
+        Some(Self {
+            domain,
+            from: addr(m.member("from"))?,
+            to: addr(m.member("to"))?,
+            value: uint(m.member("value"))?,
+            valid_after: uint(m.member("validAfter"))?,
+            valid_before: uint(m.member("validBefore"))?,
+            nonce: m.member("nonce")?.as_str()?.parse::<B256>().ok()?,
+        })
+    }
 }
 
 /// The chain id of an `eip155:<decimal>` network (no leading zero, at most 2^53 − 1).
