@@ -62,6 +62,13 @@ fn bound(pairing: &dyn Pairing, presented: &Value, landed: Option<&Value>) -> Re
     guarded(|| pairing.bound(presented, landed), || Refusal::fixed("bound-failed"))
 }
 
+/// The first request of the payment rebuilt from `chosen` and the bytes: the request a wallet's first answer answers.
+/// `None` where nothing is to be signed or the build fails (`finish` then declines on its own).
+pub(crate) fn first_request(pairing: &dyn Pairing, chosen: &Chosen, bytes: &[u8]) -> Option<SigningRequest> {
+    let unsigned = build(pairing, chosen, bytes, &atr_hash(bytes)).ok()?;
+    request_of(pairing, unsigned.as_ref()).ok().flatten()
+}
+
 /// The answers as the reference passes them: one answer bare, several as a list.
 fn answers_json(answers: &[Signature]) -> Value {
     match answers {

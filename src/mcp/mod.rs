@@ -38,10 +38,8 @@ pub use rmcp;
 pub use public::{Lookup, PublicFetch, PublicResolver, SystemLookup, check_link, is_public_address, is_public_ip};
 pub use schema::{BASE64_PATTERN, MAC_PATTERN};
 
-use crate::decline::Declined;
 use crate::fetch::Fetch;
 use crate::gate::Options;
-use crate::pairing::Pairing;
 use crate::signer::Signer;
 
 /// The server's name in `serverInfo`.
@@ -62,16 +60,14 @@ pub const TOOL_NAMES: [&str; 8] = [
     "atr_channel_within",
 ];
 
-/// How a pairing id becomes a pairing: [`crate::pairing()`] unless a host gives its own.
-pub type PairingResolver = Arc<dyn Fn(&str) -> Result<&'static dyn Pairing, Declined> + Send + Sync>;
-
 /// What the server is built from: the fetch every tool that reaches the network uses, and the host's signers.
+/// There is no way to give the server pairings of one's own: a pairing id in a tool call always names this build's
+/// pairing of that id ([`crate::pairing()`]), so an agent that reads an id reads the protocol's rules for it.
 #[derive(Clone)]
 pub struct BuyerOptions {
     fetch: Arc<dyn Fetch>,
     signer: Option<Arc<dyn Signer>>,
     agreement_signer: Option<Arc<dyn Signer>>,
-    pairings: PairingResolver,
     gate: Options,
 }
 
@@ -88,13 +84,7 @@ impl fmt::Debug for BuyerOptions {
 impl BuyerOptions {
     /// No signer: the server offers the five tools that sign nothing.
     pub fn new(fetch: Arc<dyn Fetch>) -> Self {
-        Self {
-            fetch,
-            signer: None,
-            agreement_signer: None,
-            pairings: Arc::new(crate::pairing::pairing),
-            gate: Options::new(),
-        }
+        Self { fetch, signer: None, agreement_signer: None, gate: Options::new() }
     }
 
     /// The host's wallet: adds `atr_transact`, `atr_agree` and `atr_channel_within`.
@@ -116,15 +106,6 @@ impl BuyerOptions {
     #[must_use]
     pub fn gate_options(mut self, options: Options) -> Self {
         self.gate = options;
-        self
-    }
-
-    /// How pairing ids resolve, in place of this build's registry. For hosts that bring a pairing of their own
-    /// and for tests that stand a stub in for a family this build lacks; the input schema still admits only the
-    /// 67 ids of [`REGISTRY`](crate::pairing::REGISTRY).
-    #[must_use]
-    pub fn pairings(mut self, resolver: PairingResolver) -> Self {
-        self.pairings = resolver;
         self
     }
 }

@@ -11,12 +11,12 @@ use super::seal::{self, Label, MAC};
 use crate::codec::{b64_decode, b64_encode};
 use crate::decline::{DeclineCode, Declined, Moved};
 use crate::gate::{
-    Agreement, AgreementPayment, Finish, Options, Transaction, agree, check_landed, confirm, finish, open_channel,
-    record_charge, transact, within,
+    Agreement, AgreementPayment, Finish, Options, Transaction, agree, check_landed, confirm, finish, first_request,
+    open_channel, record_charge, transact, within,
 };
 use crate::hash::{AtrHash, hash_equals};
 use crate::pairing::{ChannelHold, Chosen, Pairing, Refund};
-use crate::signer::{Signature, Signer};
+use crate::signer::{Signature, Signer, SigningRequest};
 
 /// Why a call did not succeed: a result to return with `isError`, or arguments that fail the schema.
 pub(crate) enum Fail {
@@ -87,7 +87,8 @@ const FINISH: [Field; 4] = [
     field(
         "signature",
         Kind::Json,
-        "The wallet's answer to `request`; for a payment signed in steps, a list of every answer so far, in order.",
+        "The wallet's answer to `request` (for a `batch` request, its one list of answers, in the batch's order); for a \
+         payment signed in steps, a list of every answer so far, in order.",
     ),
 ];
 const CHECK: [Field; 3] = [
@@ -234,10 +235,15 @@ fn to_json<T: serde::Serialize>(value: &T) -> Value {
     serde_json::to_value(value).unwrap_or(Value::Null)
 }
 
-/// The wallet's answers: a list is every answer so far, in order; `null` is none; any other value is the one answer.
-fn signature_answers(signature: &Value) -> Vec<Signature> {
+/// The wallet's answers, read as the reference's pieces read them: `null` is none; the answer to a `batch` request is
+/// one list (an answer per request in the batch, signed in one step); otherwise a list is every answer so far, in
+/// order, and any other value is the one answer.
+fn signature_answers(signature: &Value, first: Option<&SigningRequest>) -> Vec<Signature> {
     match signature {
         Value::Null => Vec::new(),
+        Value::Array(_) if matches!(first, Some(SigningRequest::Batch { .. })) => {
+            vec![Signature::new(signature.clone())]
+        }
         Value::Array(items) => items.iter().cloned().map(Signature::new).collect(),
         one => vec![Signature::new(one.clone())],
     }
@@ -270,8 +276,10 @@ impl Args<'_> {
     }
 }
 
-fn pairing_of(options: &BuyerOptions, args: &Args<'_>) -> Result<&'static dyn Pairing, Fail> {
-    (options.pairings)(args.text("pairing")).map_err(Fail::from)
+/// This build's pairing of the id the arguments name (the schema admits only the protocol's 67 ids);
+/// `pairing-not-supported` for one whose family is not in this build.
+fn pairing_of(args: &Args<'_>) -> Result<&'static dyn Pairing, Fail> {
+    crate::pairing::pairing(args.text("pairing")).map_err(Fail::from)
 }
 
 fn with_inputs(options: &BuyerOptions, args: &Args<'_>) -> Options {
@@ -357,11 +365,11 @@ pub(crate) async fn run(
     let args = Args(arguments);
     match name {
         "atr_confirm" => atr_confirm(options, &args).await,
-        "atr_finish" => atr_finish(options, &args),
-        "atr_check" => atr_check(options, &args),
+        "atr_finish" => atr_finish(&args),
+        "atr_check" => atr_check(&args),
         "atr_transact" => atr_transact(options, &args, cancel).await,
         "atr_agree" => atr_agree(options, &args, cancel).await,
-        "atr_channel_open" => atr_channel_open(options, &args),
+        "atr_channel_open" => atr_channel_open(&args),
         "atr_channel_record_charge" => atr_channel_record_charge(&args),
         "atr_channel_within" => atr_channel_within(options, &args).await,
         _ => Err(Fail::Invalid(Invalid { argument: String::new(), reason: "no such tool".into() })),
@@ -369,7 +377,7 @@ pub(crate) async fn run(
 }
 
 async fn atr_confirm(options: &BuyerOptions, args: &Args<'_>) -> Outcome {
-    let pairing = pairing_of(options, args)?;
+    let pairing = pairing_of(args)?;
     let gate = with_inputs(options, args);
     let c = confirm(&args.value("document"), pairing, args.text("account"), options.fetch.as_ref(), &gate).await?;
     let Value::Object(chosen) = to_json(&c.chosen) else { return Err(unsealable()) };
@@ -395,8 +403,8 @@ async fn atr_confirm(options: &BuyerOptions, args: &Args<'_>) -> Outcome {
     Ok(Value::Object(out))
 }
 
-fn atr_finish(options: &BuyerOptions, args: &Args<'_>) -> Outcome {
-    let pairing = pairing_of(options, args)?;
+fn atr_finish(args: &Args<'_>) -> Outcome {
+    let pairing = pairing_of(args)?;
     // A channel's opening fixes what every later payment in it may be, so its chosen must be one this process
     // sealed. For other pairings the mac is dropped: the hash is recomputed from the bytes and read back from the
     // signed payment whatever `chosen` says.
@@ -407,8 +415,10 @@ fn atr_finish(options: &BuyerOptions, args: &Args<'_>) -> Outcome {
         members.shift_remove(MAC);
         chosen_of(members)?
     };
-    let answers = signature_answers(&args.value("signature"));
-    match finish(&args.atr(), &chosen, &answers, pairing)? {
+    let atr = args.atr();
+    let first = first_request(pairing, &chosen, &atr);
+    let answers = signature_answers(&args.value("signature"), first.as_ref());
+    match finish(&atr, &chosen, &answers, pairing)? {
         Finish::Next(next) => Ok(json!({"atrHash": next.h, "next": next.next})),
         Finish::Finished(done) => {
             let mut out = Map::new();
@@ -419,8 +429,8 @@ fn atr_finish(options: &BuyerOptions, args: &Args<'_>) -> Outcome {
     }
 }
 
-fn atr_check(options: &BuyerOptions, args: &Args<'_>) -> Outcome {
-    let pairing = pairing_of(options, args)?;
+fn atr_check(args: &Args<'_>) -> Outcome {
+    let pairing = pairing_of(args)?;
     let mut presented = args.value("presented");
     // `landed` rides back inside the presented payment; the gate reads it beside the payment, never inside it.
     let landed = presented.as_object_mut().and_then(|p| p.shift_remove("landed"));
@@ -429,7 +439,7 @@ fn atr_check(options: &BuyerOptions, args: &Args<'_>) -> Outcome {
 }
 
 async fn atr_transact(options: &BuyerOptions, args: &Args<'_>, cancel: CancellationToken) -> Outcome {
-    let pairing = pairing_of(options, args)?;
+    let pairing = pairing_of(args)?;
     let Some(signer) = options.signer.as_ref() else {
         return Err(Fail::Invalid(Invalid { argument: String::new(), reason: "no signer".into() }));
     };
@@ -478,14 +488,14 @@ async fn atr_agree(options: &BuyerOptions, args: &Args<'_>, cancel: Cancellation
     }
 }
 
-fn atr_channel_open(options: &BuyerOptions, args: &Args<'_>) -> Outcome {
+fn atr_channel_open(args: &Args<'_>) -> Outcome {
     let signed = args.value("signed");
     let landed = args.opt("landed");
     let members = opening_members(args.text("pairing"), &signed, landed.as_ref());
     if !seal::verifies(Label::Opening, &members, args.text("mac")) {
         return Err(mcp_decline("opening-unverified", OPENING_UNVERIFIED));
     }
-    let pairing = pairing_of(options, args)?;
+    let pairing = pairing_of(args)?;
     let hold = open_channel(&args.atr(), &signed, pairing, landed.as_ref())?;
     Ok(json!({"atrHash": hold.h, "hold": sealed_hold(&hold)?}))
 }
@@ -498,7 +508,7 @@ fn atr_channel_record_charge(args: &Args<'_>) -> Outcome {
 
 async fn atr_channel_within(options: &BuyerOptions, args: &Args<'_>) -> Outcome {
     let hold = unsealed_hold(args)?;
-    let pairing = pairing_of(options, args)?;
+    let pairing = pairing_of(args)?;
     let Some(signer) = options.signer.as_ref() else {
         return Err(Fail::Invalid(Invalid { argument: String::new(), reason: "no signer".into() }));
     };
@@ -509,4 +519,28 @@ async fn atr_channel_within(options: &BuyerOptions, args: &Args<'_>) -> Outcome 
     let gate = with_inputs(options, args);
     let done = within(&args.value("document"), &hold, pairing, signer.as_ref(), refund.as_ref(), &gate).await?;
     Ok(json!({"atrHash": done.hold.h, "signed": done.signed, "hold": sealed_hold(&done.hold)?}))
+}
+
+#[cfg(test)]
+mod tests {
+    use serde_json::{Value, json};
+
+    use super::signature_answers;
+    use crate::signer::SigningRequest;
+
+    fn answers(signature: Value, first: Option<&SigningRequest>) -> Vec<Value> {
+        signature_answers(&signature, first).into_iter().map(|a| a.as_json().clone()).collect()
+    }
+
+    #[test]
+    fn a_batch_is_answered_by_one_list_and_steps_by_a_list_of_answers() {
+        let batch = SigningRequest::Batch { requests: vec![] };
+        let one = SigningRequest::Erc7710(serde_json::Map::new());
+        assert_eq!(answers(json!(["0x01", "0x02"]), Some(&batch)), [json!(["0x01", "0x02"])]);
+        assert_eq!(answers(json!(["0x01", "0x02"]), Some(&one)), [json!("0x01"), json!("0x02")]);
+        assert_eq!(answers(json!(["0x01", "0x02"]), None), [json!("0x01"), json!("0x02")]);
+        assert_eq!(answers(json!({"a": 1}), Some(&one)), [json!({"a": 1})]);
+        assert_eq!(answers(json!("0x01"), Some(&batch)), [json!("0x01")]);
+        assert!(answers(Value::Null, Some(&batch)).is_empty());
+    }
 }

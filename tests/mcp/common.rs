@@ -1,4 +1,4 @@
-//! Fixtures (from buyer.json's own data), the stand-in servers, clients, and a loopback HTTP seller that records
+//! Fixtures (from the vector files' own data), the test servers, clients, and a loopback HTTP seller that records
 //! and counts what reaches it.
 
 use std::collections::{HashMap, VecDeque};
@@ -70,8 +70,56 @@ pub fn agreement_url() -> String {
     agreement("url").as_str().unwrap().to_owned()
 }
 
+/// The payer's wallet: buyer.json's payer key signs EIP-712 requests (and answers `erc7710` requests with a
+/// delegation, see `CountingSigner::with_delegations`); the batch-settlement file's payer authorizer key signs
+/// channel vouchers.
 pub fn signer() -> CountingSigner {
     CountingSigner::new(fixed()["payerKey"].as_str().unwrap(), &account())
+        .with_voucher_key(evm()["payerAuthorizerKey"].as_str().unwrap())
+        .with_delegations()
+}
+
+/// The pairing whose payment is no public proof of H: the agreement is paid first.
+pub const ERC7710: &str = "x402/exact/eip155/erc7710";
+/// The channel pairing.
+pub const BATCH: &str = "x402/batch-settlement/eip155";
+
+/// D (which advertises H of A at its link) with its one option replaced by `x402-exact-eip155-erc7710.json`'s
+/// ERC-7710 option and buyer.json's agreement URL beside the link: what a seller whose payment is no public proof
+/// of H offers.
+pub fn erc7710_doc() -> Value {
+    let option = vectors("x402-exact-eip155-erc7710.json")["fixed"]["option"].clone();
+    let mut d = doc();
+    for k in ["network", "asset", "payTo"] {
+        assert_eq!(option[k], d["accepts"][0][k], "the option pays the same payee as D's");
+    }
+    d["accepts"] = json!([option]);
+    d["extensions"]["legalContext"]["info"]["legalContextAgreementUrl"] = agreement("url");
+    d
+}
+
+/// `x402-batch-settlement.json`'s EVM fixture: the channel option, the payer authorizer and its key, the deposit.
+pub fn evm() -> Value {
+    vectors("x402-batch-settlement.json")["fixed"]["evm"].clone()
+}
+
+/// D with its one option replaced by the batch-settlement file's EVM option, at `amount` where given.
+pub fn channel_doc(amount: Option<&str>) -> Value {
+    let mut option = evm()["option"].clone();
+    if let Some(a) = amount {
+        option["amount"] = json!(a);
+    }
+    let mut d = doc();
+    d["accepts"] = json!([option]);
+    d
+}
+
+/// The buyer's inputs of a channel opening, from the batch-settlement file: the payer authorizer, the deposit and
+/// the deposit authorization's salt.
+pub fn channel_inputs() -> Value {
+    let e = evm();
+    assert_eq!(account().rsplit(':').next().unwrap(), e["payer"], "buyer.json's payer is the channel's payer");
+    json!({"payerAuthorizer": e["payerAuthorizer"], "deposit": e["deposit"], "authSalt": e["authSalt"]})
 }
 
 pub fn gate_options() -> Options {
@@ -83,9 +131,9 @@ pub fn seller() -> ScriptedFetch {
     ScriptedFetch::new().script_repeating(&link(), vec![Reply::ok(bytes("A"))])
 }
 
-/// The options of a test server: the fetch, the stand-in pairings, the vectors' clock and ids.
-pub fn stand_in(fetch: Arc<dyn Fetch>) -> BuyerOptions {
-    BuyerOptions::new(fetch).pairings(crate::stubs::resolver(&agreement_url())).gate_options(gate_options())
+/// The options of a test server: the fetch, the vectors' clock and ids.
+pub fn server_options(fetch: Arc<dyn Fetch>) -> BuyerOptions {
+    BuyerOptions::new(fetch).gate_options(gate_options())
 }
 
 pub fn runtime() -> tokio::runtime::Runtime {
@@ -99,10 +147,10 @@ pub fn run<F: Future>(f: F) -> F::Output {
 // ---------------------------------------------------------------------------------------------------------------
 // Servers and clients.
 
-/// The helper process: the stand-in server with a local wallet, over stdio.
+/// The helper process: the test server with the payer's wallet, over stdio.
 pub fn serve_helper() {
     runtime().block_on(async {
-        let server = buyer_server(stand_in(Arc::new(seller())).signer(Arc::new(signer())));
+        let server = buyer_server(server_options(Arc::new(seller())).signer(Arc::new(signer())));
         let running = server.serve(rmcp::transport::stdio()).await.expect("serve");
         let _ = running.waiting().await;
     });

@@ -9,14 +9,13 @@ mod common;
 mod fetch;
 mod real_channel;
 mod seals;
-mod stubs;
 #[path = "../support/mod.rs"]
 mod support;
 mod tools;
 
 use libtest_mimic::{Arguments, Trial};
 
-/// Set in a child's environment: serve the stand-in server over stdio instead of running the tests.
+/// Set in a child's environment: serve the test server over stdio instead of running the tests.
 pub const HELPER_ENV: &str = "TERMS_MCP_TEST_SERVER";
 
 fn main() {

@@ -1,14 +1,16 @@
 //! The seals on `chosen`, channel openings and holds: each refusal, acceptance of a reordered value, and a
-//! restarted server refusing what the earlier process returned. Channels run on the stand-in channel pairing.
+//! restarted server refusing what the earlier process returned. The agreement runs on the real
+//! `x402/exact/eip155/erc7710`, channels on the real `x402/batch-settlement/eip155` (the batch-settlement vector
+//! file's EVM option, payer authorizer and deposit).
 
 use std::sync::Arc;
 
 use libtest_mimic::Trial;
 use serde_json::{Map, Value, json};
+use terms::SigningRequest;
 use terms::mcp::{BuyerOptions, buyer_server};
 
 use crate::common::*;
-use crate::stubs::{AGREEMENT_ID, CHANNEL_ID};
 use crate::support::{CountingSigner, ScriptedFetch};
 use crate::tools::sign;
 
@@ -45,9 +47,9 @@ fn assert_decline(r: &rmcp::model::CallToolResult, code: &str, detail: &str) {
 async fn chosen_refusals() {
     let fetch = seller();
     let wallet = signer();
-    let client = connect(buyer_server(stand_in(Arc::new(fetch.clone())).signer(Arc::new(wallet.clone())))).await;
+    let client = connect(buyer_server(server_options(Arc::new(fetch.clone())).signer(Arc::new(wallet.clone())))).await;
     let c =
-        ok(&call(&client, "atr_confirm", json!({"pairing": AGREEMENT_ID, "document": doc(), "account": account()}))
+        ok(&call(&client, "atr_confirm", json!({"pairing": ERC7710, "document": erc7710_doc(), "account": account()}))
             .await);
     let chosen = c["chosen"].clone();
     let atr = c["atr"]["base64"].clone();
@@ -118,7 +120,7 @@ async fn chosen_refusals() {
         ),
         (
             "hand-built",
-            json!({"pairing": AGREEMENT_ID, "choice": chosen["choice"], "ref": chosen["ref"], "agreement": chosen["agreement"]}),
+            json!({"pairing": ERC7710, "choice": chosen["choice"], "ref": chosen["ref"], "agreement": chosen["agreement"]}),
         ),
     ];
     for (what, bad) in edits {
@@ -145,70 +147,87 @@ async fn chosen_refusals() {
     assert_eq!(wallet.count(), 0);
 }
 
-/// confirm → sign → finish (with the opening mac) → open: the hold, on the stand-in channel pairing.
+/// confirm → sign → finish (with the opening mac) → open: the hold, on the real channel pairing.
 async fn opened(client: &Client, wallet: &CountingSigner) -> (Value, Value, Value) {
-    let c =
-        ok(&call(client, "atr_confirm", json!({"pairing": CHANNEL_ID, "document": doc(), "account": account()})).await);
+    let confirm =
+        json!({"pairing": BATCH, "document": channel_doc(None), "account": account(), "inputs": channel_inputs()});
+    let c = ok(&call(client, "atr_confirm", confirm).await);
+    assert_eq!(c["request"]["kind"], "batch", "the deposit's authorization and the first voucher");
     let answer = sign(wallet, &c["request"]).await;
     let atr = c["atr"]["base64"].clone();
     let f = ok(&call(
         client,
         "atr_finish",
-        json!({"pairing": CHANNEL_ID, "atr": atr, "chosen": c["chosen"], "signature": answer}),
+        json!({"pairing": BATCH, "atr": atr, "chosen": c["chosen"], "signature": answer}),
     )
     .await);
     assert!(f["mac"].as_str().is_some(), "an opening carries its mac");
+    assert_eq!(f["signed"]["payload"]["channelConfig"]["salt"], h_of_a(), "the channel is salted with H");
     let o = ok(&call(
         client,
         "atr_channel_open",
-        json!({"pairing": CHANNEL_ID, "atr": atr, "signed": f["signed"], "mac": f["mac"]}),
+        json!({"pairing": BATCH, "atr": atr, "signed": f["signed"], "mac": f["mac"]}),
     )
     .await);
     assert_eq!(o["atrHash"], h_of_a());
     (c, f, o["hold"].clone())
 }
 
+/// H as the channel pairing reads it from an in-channel payment (its configuration's salt, once the configuration
+/// hashes to the voucher's channel id).
+fn h_within(signed: &Value) -> String {
+    let pairing = terms::pairing(BATCH).unwrap();
+    pairing.channel().unwrap().bound_within(signed).unwrap().to_hex()
+}
+
+fn amount(v: &Value) -> u128 {
+    v.as_str().unwrap().parse().unwrap()
+}
+
 async fn channel_flow() {
     let wallet = signer();
-    let client = connect(buyer_server(stand_in(Arc::new(seller())).signer(Arc::new(wallet.clone())))).await;
+    let client = connect(buyer_server(server_options(Arc::new(seller())).signer(Arc::new(wallet.clone())))).await;
     let (c, f, hold) = opened(&client, &wallet).await;
     let keys: Vec<&str> = hold.as_object().unwrap().keys().map(String::as_str).collect();
     assert_eq!(keys, ["pairing", "network", "channel", "h", "atr", "opening", "charged", "signedMax", "mac"]);
+    assert_eq!(hold["pairing"], BATCH);
     assert_eq!(hold["charged"], "0");
     assert_eq!(hold["h"], h_of_a());
+    let price = amount(&evm()["option"]["amount"]);
+    assert_eq!(hold["signedMax"], price.to_string(), "the first voucher signs the option's amount");
+    assert_eq!(hold["channel"], f["signed"]["payload"]["voucher"]["channelId"]);
+    assert_eq!(hold["opening"], f["signed"]);
     let atr = c["atr"]["base64"].clone();
 
     // Opening refusals, before the gate: nothing is kept.
     let zero = format!("0x{}", "00".repeat(32));
     let mut raised = f["signed"].clone();
-    raised["payload"]["authorization"]["value"] = json!("99999999");
+    raised["payload"]["voucher"]["maxClaimableAmount"] = json!("99999999");
+    let mut deposit_raised = f["signed"].clone();
+    deposit_raised["payload"]["deposit"]["amount"] = json!("99999999");
     let bad: Vec<(&str, Value)> = vec![
         (
             "another pairing",
             json!({"pairing": "x402/batch-settlement/solana", "atr": atr, "signed": f["signed"], "mac": f["mac"]}),
         ),
-        ("zero mac", json!({"pairing": CHANNEL_ID, "atr": atr, "signed": f["signed"], "mac": zero})),
-        ("a hold's mac", json!({"pairing": CHANNEL_ID, "atr": atr, "signed": f["signed"], "mac": hold["mac"]})),
-        (
-            "a chosen's mac",
-            json!({"pairing": CHANNEL_ID, "atr": atr, "signed": f["signed"], "mac": c["chosen"]["mac"]}),
-        ),
-        ("raised opening", json!({"pairing": CHANNEL_ID, "atr": atr, "signed": raised, "mac": f["mac"]})),
-        (
-            "landed added",
-            json!({"pairing": CHANNEL_ID, "atr": atr, "signed": f["signed"], "mac": f["mac"], "landed": {}}),
-        ),
+        ("zero mac", json!({"pairing": BATCH, "atr": atr, "signed": f["signed"], "mac": zero})),
+        ("a hold's mac", json!({"pairing": BATCH, "atr": atr, "signed": f["signed"], "mac": hold["mac"]})),
+        ("a chosen's mac", json!({"pairing": BATCH, "atr": atr, "signed": f["signed"], "mac": c["chosen"]["mac"]})),
+        ("raised opening", json!({"pairing": BATCH, "atr": atr, "signed": raised, "mac": f["mac"]})),
+        ("raised deposit", json!({"pairing": BATCH, "atr": atr, "signed": deposit_raised, "mac": f["mac"]})),
+        ("landed added", json!({"pairing": BATCH, "atr": atr, "signed": f["signed"], "mac": f["mac"], "landed": {}})),
     ];
     for (what, args) in bad {
         let r = call(&client, "atr_channel_open", args).await;
         assert_eq!(declined(&r).0, "opening-unverified", "{what}");
         assert_eq!(declined(&r).1["decline"]["detail"], OPENING_UNVERIFIED);
+        assert!(declined(&r).1.get("hold").is_none());
     }
     // A verified opening against other bytes: declined by the gate, no hold.
     let r = call(
         &client,
         "atr_channel_open",
-        json!({"pairing": CHANNEL_ID, "atr": b64(&bytes("C")), "signed": f["signed"], "mac": f["mac"]}),
+        json!({"pairing": BATCH, "atr": b64(&bytes("C")), "signed": f["signed"], "mac": f["mac"]}),
     )
     .await;
     let (code, v) = declined(&r);
@@ -218,53 +237,82 @@ async fn channel_flow() {
     let r = call(
         &client,
         "atr_channel_open",
-        json!({"pairing": CHANNEL_ID, "atr": atr, "signed": reordered(&f["signed"]), "mac": f["mac"]}),
+        json!({"pairing": BATCH, "atr": atr, "signed": reordered(&f["signed"]), "mac": f["mac"]}),
     )
     .await;
     assert_eq!(ok(&r)["hold"]["h"], h_of_a());
 
     // finish on a channel pairing uses only a sealed chosen.
     let answer = wallet.answers()[0].clone();
-    let r = call(&client, "atr_finish", json!({"pairing": CHANNEL_ID, "atr": atr, "chosen": edited(&c["chosen"], |m| { m.shift_remove("mac"); }), "signature": answer})).await;
+    let unsealed = edited(&c["chosen"], |m| {
+        m.shift_remove("mac");
+    });
+    let r = call(&client, "atr_finish", json!({"pairing": BATCH, "atr": atr, "chosen": unsealed, "signature": answer}))
+        .await;
     assert_decline(&r, "chosen-unverified", CHOSEN_UNVERIFIED);
+    // The wallet's answer to the opening's batch is one list, and finishes to the same opening; wrapped as a list of
+    // step answers it completes nothing, as the reference's batch piece reads it.
+    let again = json!({"pairing": BATCH, "atr": atr, "chosen": c["chosen"], "signature": answer});
+    assert_eq!(ok(&call(&client, "atr_finish", again.clone()).await)["signed"], f["signed"]);
+    let mut wrapped = again;
+    wrapped["signature"] = json!([answer]);
+    assert_decline(&call(&client, "atr_finish", wrapped).await, "signed-not-bound", "x402/signature-malformed");
 
     // Record, within, record.
-    let r = call(&client, "atr_channel_record_charge", json!({"hold": hold, "charged": "1"})).await;
+    let r = call(&client, "atr_channel_record_charge", json!({"hold": hold, "charged": (price + 1).to_string()})).await;
     assert_decline(&r, "offer-unreadable", "The charged amount is above the largest amount signed in the channel.");
+    let hold = ok(
+        &call(&client, "atr_channel_record_charge", json!({"hold": hold, "charged": price.to_string()})).await
+    )["hold"]
+        .clone();
+    assert_eq!(hold["charged"], price.to_string());
     let calls = wallet.count();
     let w = ok(&call(
         &client,
         "atr_channel_within",
-        json!({"pairing": CHANNEL_ID, "hold": hold, "document": {"amount": "250"}}),
+        json!({"pairing": BATCH, "hold": hold, "document": channel_doc(Some("250"))}),
     )
     .await);
     assert_eq!(wallet.count(), calls + 1);
-    assert_eq!(w["hold"]["signedMax"], "250");
-    assert_eq!(w["signed"]["voucher"]["h"], h_of_a());
+    match wallet.calls().last().unwrap() {
+        SigningRequest::Batch { requests } => match requests.as_slice() {
+            [SigningRequest::Eip712 { typed_data }] => assert_eq!(typed_data.primary_type, "Voucher"),
+            other => panic!("not one voucher: {other:?}"),
+        },
+        other => panic!("not a batch: {other:?}"),
+    }
+    let cumulative = (price + 250).to_string();
+    assert_eq!(w["hold"]["signedMax"], cumulative);
+    assert_eq!(w["signed"]["payload"]["type"], "voucher");
+    assert_eq!(w["signed"]["payload"]["voucher"]["maxClaimableAmount"], cumulative);
+    assert_eq!(w["signed"]["payload"]["voucher"]["channelId"], hold["channel"]);
+    assert_eq!(w["signed"]["payload"]["voucher"]["signature"], wallet.answers().last().unwrap()[0]);
+    assert_eq!(h_within(&w["signed"]), h_of_a());
     assert_eq!(w["atrHash"], h_of_a());
-    let r = ok(&call(&client, "atr_channel_record_charge", json!({"hold": w["hold"], "charged": "100"})).await);
-    assert_eq!(r["hold"]["charged"], "100");
+    let r = ok(&call(&client, "atr_channel_record_charge", json!({"hold": w["hold"], "charged": "1100"})).await);
+    assert_eq!(r["hold"]["charged"], "1100");
     assert_eq!(r["atrHash"], h_of_a());
-    let r = call(&client, "atr_channel_record_charge", json!({"hold": r["hold"], "charged": "99"})).await;
-    assert_eq!(declined(&r).0, "offer-unreadable");
+    let below = call(&client, "atr_channel_record_charge", json!({"hold": r["hold"], "charged": "1099"})).await;
+    assert_eq!(declined(&below).0, "offer-unreadable");
     let w2 = ok(&call(
         &client,
         "atr_channel_within",
-        json!({"pairing": CHANNEL_ID, "hold": w["hold"], "document": {"amount": "5"}}),
+        json!({"pairing": BATCH, "hold": r["hold"], "document": channel_doc(Some("5"))}),
     )
     .await);
-    assert_eq!(w2["hold"]["signedMax"], "255");
-    assert_eq!(w2["signed"]["voucher"]["cumulative"], "255");
+    assert_eq!(w2["signed"]["payload"]["voucher"]["maxClaimableAmount"], "1105", "the recorded charge plus the price");
+    assert_eq!(w2["hold"]["signedMax"], cumulative, "the largest amount signed stays");
+    assert_eq!(w2["hold"]["charged"], "1100");
 }
 
 async fn hold_refusals() {
     let wallet = signer();
-    let client = connect(buyer_server(stand_in(Arc::new(seller())).signer(Arc::new(wallet.clone())))).await;
+    let client = connect(buyer_server(server_options(Arc::new(seller())).signer(Arc::new(wallet.clone())))).await;
     let (_, _, hold) = opened(&client, &wallet).await;
     let hold = ok(&call(
         &client,
         "atr_channel_within",
-        json!({"pairing": CHANNEL_ID, "hold": hold, "document": {"amount": "10"}}),
+        json!({"pairing": BATCH, "hold": hold, "document": channel_doc(Some("10"))}),
     )
     .await)["hold"]
         .clone();
@@ -319,9 +367,12 @@ async fn hold_refusals() {
         ));
     }
     for (what, h) in bad {
-        let r =
-            call(&client, "atr_channel_within", json!({"pairing": CHANNEL_ID, "hold": h, "document": {"amount": "1"}}))
-                .await;
+        let r = call(
+            &client,
+            "atr_channel_within",
+            json!({"pairing": BATCH, "hold": h, "document": channel_doc(Some("1"))}),
+        )
+        .await;
         assert_decline(&r, "hold-unverified", HOLD_UNVERIFIED);
         let r = call(&client, "atr_channel_record_charge", json!({"hold": h, "charged": "1"})).await;
         let (code, v) = declined(&r);
@@ -341,17 +392,21 @@ async fn hold_refusals() {
 async fn restart() {
     // The first process: a hold, and an opening with its mac.
     let first = spawn(helper()).await;
-    let t = ok(&call(&first, "atr_transact", json!({"pairing": CHANNEL_ID, "document": doc()})).await);
+    let transact = json!({"pairing": BATCH, "document": channel_doc(None), "inputs": channel_inputs()});
+    let t = ok(&call(&first, "atr_transact", transact.clone()).await);
+    assert!(t.get("landed").is_none(), "an EVM opening lands nothing beside it");
     let atr = t["atr"]["base64"].clone();
-    let opening = json!({"pairing": CHANNEL_ID, "atr": atr, "signed": t["signed"], "mac": t["mac"]});
+    let opening = json!({"pairing": BATCH, "atr": atr, "signed": t["signed"], "mac": t["mac"]});
     let hold = ok(&call(&first, "atr_channel_open", opening.clone()).await)["hold"].clone();
     let c =
-        ok(&call(&first, "atr_confirm", json!({"pairing": AGREEMENT_ID, "document": doc(), "account": account()}))
+        ok(&call(&first, "atr_confirm", json!({"pairing": ERC7710, "document": erc7710_doc(), "account": account()}))
             .await);
     assert_eq!(
         ok(&call(&first, "atr_channel_record_charge", json!({"hold": hold, "charged": "0"})).await)["atrHash"],
         h_of_a()
     );
+    let within = json!({"pairing": BATCH, "hold": hold, "document": channel_doc(Some("1"))});
+    assert_eq!(ok(&call(&first, "atr_channel_within", within.clone()).await)["atrHash"], h_of_a());
     first.cancel().await.unwrap();
 
     // A restarted server: a new process, a new key.
@@ -361,12 +416,7 @@ async fn restart() {
         "hold-unverified",
         HOLD_UNVERIFIED,
     );
-    assert_decline(
-        &call(&second, "atr_channel_within", json!({"pairing": CHANNEL_ID, "hold": hold, "document": {"amount": "1"}}))
-            .await,
-        "hold-unverified",
-        HOLD_UNVERIFIED,
-    );
+    assert_decline(&call(&second, "atr_channel_within", within).await, "hold-unverified", HOLD_UNVERIFIED);
     assert_decline(&call(&second, "atr_channel_open", opening).await, "opening-unverified", OPENING_UNVERIFIED);
     assert_decline(
         &call(&second, "atr_agree", json!({"atr": atr, "chosen": c["chosen"]})).await,
@@ -380,5 +430,9 @@ async fn restart() {
         "hold-unverified",
         HOLD_UNVERIFIED,
     );
+    // The restarted server opens a channel of its own: it refuses only what another process sealed.
+    let t = ok(&call(&second, "atr_transact", transact).await);
+    let opening = json!({"pairing": BATCH, "atr": t["atr"]["base64"], "signed": t["signed"], "mac": t["mac"]});
+    assert_eq!(ok(&call(&second, "atr_channel_open", opening).await)["hold"]["h"], h_of_a());
     second.cancel().await.unwrap();
 }

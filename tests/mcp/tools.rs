@@ -17,8 +17,7 @@ use tokio::io::{AsyncBufReadExt, AsyncWriteExt, BufReader};
 use tokio_util::sync::CancellationToken;
 
 use crate::common::*;
-use crate::stubs::AGREEMENT_ID;
-use crate::support::{Reply, ScriptedFetch};
+use crate::support::{CountingSigner, Reply, ScriptedFetch};
 
 const EIP3009: &str = "x402/exact/eip155/eip3009";
 
@@ -273,7 +272,7 @@ pub async fn sign(signer: &dyn Signer, request: &Value) -> Value {
 
 async fn quickstart() {
     let fetch = seller();
-    let client = connect(buyer_server(stand_in(Arc::new(fetch.clone())))).await;
+    let client = connect(buyer_server(server_options(Arc::new(fetch.clone())))).await;
     let b6 = row("B6");
     let r = call(&client, "atr_confirm", json!({"pairing": EIP3009, "document": doc(), "account": account()})).await;
     let c = ok(&r);
@@ -345,7 +344,7 @@ async fn binary_loopback() {
 async fn planted() {
     let fetch = ScriptedFetch::new().script_repeating(&link(), vec![Reply::ok(bytes("C"))]);
     let wallet = signer();
-    let client = connect(buyer_server(stand_in(Arc::new(fetch.clone())).signer(Arc::new(wallet.clone())))).await;
+    let client = connect(buyer_server(server_options(Arc::new(fetch.clone())).signer(Arc::new(wallet.clone())))).await;
     let r = call(&client, "atr_confirm", json!({"pairing": EIP3009, "document": doc(), "account": account()})).await;
     let (code, v) = declined(&r);
     assert_eq!(code, "hash-mismatch");
@@ -357,12 +356,12 @@ async fn planted() {
 }
 
 async fn odd_values() {
-    let client = connect(buyer_server(stand_in(Arc::new(seller())))).await;
+    let client = connect(buyer_server(server_options(Arc::new(seller())))).await;
     // A byte that is not UTF-8: utf8 is null; the BOM of a UTF-8 text is not part of the text.
     let fetch = ScriptedFetch::new().script_repeating(&link(), vec![Reply::ok(vec![0xffu8])]);
     let mut d = doc();
     d["extensions"]["legalContext"]["info"]["value"] = json!(terms::atr_hash(&[0xff]).to_hex());
-    let odd = connect(buyer_server(stand_in(Arc::new(fetch)))).await;
+    let odd = connect(buyer_server(server_options(Arc::new(fetch)))).await;
     let r = call(&odd, "atr_confirm", json!({"pairing": EIP3009, "document": d, "account": account()})).await;
     assert_eq!(ok(&r)["atr"], json!({"base64": "/w==", "utf8": null}));
     let r = call(&odd, "atr_check", json!({"pairing": EIP3009, "atr": "/w==", "presented": {"payload": {}}})).await;
@@ -377,7 +376,7 @@ async fn odd_values() {
 async fn schema_failures() {
     let fetch = seller();
     let wallet = signer();
-    let client = connect(buyer_server(stand_in(Arc::new(fetch.clone())).signer(Arc::new(wallet.clone())))).await;
+    let client = connect(buyer_server(server_options(Arc::new(fetch.clone())).signer(Arc::new(wallet.clone())))).await;
     let a = b64(&bytes("A"));
     let mac = format!("0x{}", "ab".repeat(32));
     let cases: Vec<(&str, Value, &str)> = vec![
@@ -449,11 +448,64 @@ async fn schema_failures() {
 }
 
 // ---------------------------------------------------------------------------------------------------------------
-// The agreement exchange, against a loopback seller.
+// The agreement exchange on the real `x402/exact/eip155/erc7710`, against a loopback seller.
 
 fn approve_of(v: &Value) -> Value {
     let o = &v["approve"]["option"];
     json!({"amount": o["amount"], "asset": o["asset"], "payTo": o["payTo"], "network": o["network"]})
+}
+
+fn kinds(wallet: &CountingSigner) -> Vec<String> {
+    wallet.calls().iter().map(|r| r.kind().to_owned()).collect()
+}
+
+fn typed_message(request: &SigningRequest) -> Value {
+    match request {
+        SigningRequest::Eip712 { typed_data } => Value::Object(typed_data.message.clone()),
+        other => panic!("not an eip712 request: {other:?}"),
+    }
+}
+
+/// The agreement payment the wallet signed: BA1's message (EIP-3009 to the agreement's payee, nonce H) and
+/// signature.
+fn assert_agreement_signed(wallet: &CountingSigner) {
+    let ba1 = row("BA1");
+    let calls = wallet.calls();
+    assert_eq!(typed_message(&calls[0]), ba1["expect"]["agreementMessage"]);
+    assert_eq!(typed_message(&calls[0])["nonce"], h_of_a(), "the agreement payment carries H");
+    assert_eq!(wallet.answers()[0], ba1["expect"]["agreementSignature"]);
+}
+
+/// The ERC-7710 request of the main payment: the option's amount of its asset to its payee on its chain, salt H.
+fn assert_delegation_request(request: &Value) {
+    let option = &erc7710_doc()["accepts"][0];
+    assert_eq!(request["kind"], "erc7710");
+    assert_eq!(request["salt"], h_of_a());
+    assert_eq!(request["amount"], option["amount"]);
+    assert_eq!(request["token"], option["asset"]);
+    assert_eq!(request["payTo"], option["payTo"]);
+    assert_eq!(request["chainId"], 84_532);
+}
+
+/// The finished ERC-7710 payment: the wallet's delegation as its payload, H in the legal context it echoes; the
+/// unsigned level reads H back from A and not from C, and the salt level reads H from the delegation's salt.
+async fn assert_delegation_payment(client: &Client, signed: &Value, answer: &Value) {
+    assert_eq!(signed["payload"], *answer, "the payload is the wallet's delegation, as given");
+    assert_eq!(signed["accepted"], erc7710_doc()["accepts"][0]);
+    assert_eq!(signed["extensions"]["legalContext"]["info"]["value"], h_of_a());
+    let r = call(client, "atr_check", json!({"pairing": ERC7710, "atr": b64(&bytes("A")), "presented": signed})).await;
+    assert_eq!(ok(&r), json!({"atrHash": h_of_a()}));
+    let r = call(client, "atr_check", json!({"pairing": ERC7710, "atr": b64(&bytes("C")), "presented": signed})).await;
+    assert_eq!(declined(&r).0, "signed-not-bound");
+    let mut salt_level = signed.clone();
+    salt_level["extensions"] = Value::Null;
+    let r = call(
+        client,
+        "atr_check",
+        json!({"pairing": "x402/exact/eip155/erc7710-salt", "atr": b64(&bytes("A")), "presented": salt_level}),
+    )
+    .await;
+    assert_eq!(ok(&r), json!({"atrHash": h_of_a()}), "the delegation's salt is H");
 }
 
 async fn agreement_round_trip() {
@@ -465,11 +517,14 @@ async fn agreement_round_trip() {
     .await;
     let path = Loopback::path_of(&agreement_url());
     let wallet = signer();
-    let server = buyer_server(stand_in(Arc::new(ToLoopback::new(&seller))).agreement_signer(Arc::new(wallet.clone())));
+    let server =
+        buyer_server(server_options(Arc::new(ToLoopback::new(&seller))).agreement_signer(Arc::new(wallet.clone())));
     let client = connect(server).await;
-    let confirm = json!({"pairing": AGREEMENT_ID, "document": doc(), "account": account()});
+    let confirm = json!({"pairing": ERC7710, "document": erc7710_doc(), "account": account()});
     let c = ok(&call(&client, "atr_confirm", confirm.clone()).await);
+    assert_eq!(c["atrHash"], h_of_a());
     assert_eq!(c["chosen"]["agreement"], agreement_url());
+    assert_eq!(c["chosen"]["pairing"], ERC7710);
     assert!(c.get("request").is_none(), "no request before the agreement's receipt");
 
     // Without approval: the agreement payment to approve, nothing signed or paid.
@@ -486,62 +541,93 @@ async fn agreement_round_trip() {
         ok(&call(&client, "atr_agree", json!({"atr": atr, "chosen": c["chosen"], "approved": first["approve"]})).await);
     assert_eq!(paid["receipt"], agreement("receipt"));
     assert_eq!(paid["atrHash"], agreement("receipt")["atrHash"]);
-    assert_eq!(wallet.count(), 1);
+    assert_eq!(wallet.count(), 1, "exactly one agreement signature");
+    assert_eq!(kinds(&wallet), ["eip712"]);
+    assert_agreement_signed(&wallet);
     assert_eq!(seller.paid(&path), 2);
     let sent: Vec<_> = seller.seen(&path).into_iter().filter_map(|s| s.payment).collect();
     assert!(sent.windows(2).all(|w| w[0] == w[1]), "the same payment re-sent, never re-signed");
 
-    // With the receipt, atr_confirm gives the request; another hash's receipt is declined.
+    // With the receipt, atr_confirm gives the delegation request, salt H; another hash's receipt is declined.
     let mut with = confirm.clone();
     with["receipt"] = paid["receipt"].clone();
     let c2 = ok(&call(&client, "atr_confirm", with).await);
-    assert_eq!(c2["request"]["typedData"]["message"]["nonce"], h_of_a());
+    assert_eq!(c2["chosen"]["agreement"], agreement_url(), "atr_confirm sets chosen.agreement");
+    assert_delegation_request(&c2["request"]);
     for bad in [agreement("receiptOtherHash"), json!(null), json!([paid["receipt"]])] {
         let mut with = confirm.clone();
         with["receipt"] = bad;
         let (code, v) = declined(&call(&client, "atr_confirm", with).await);
         assert_eq!(code, "agreement-failed");
         assert_eq!(v["decline"]["detail"], "The agreement receipt is not a recorded agreement for this ATR hash.");
+        assert!(v.get("request").is_none());
     }
-    // The main payment, signed by the wallet and finished with the sealed chosen.
+    // The main payment: the wallet answers the request with a delegation, finished with the sealed chosen.
     let answer = sign(&wallet, &c2["request"]).await;
+    assert_eq!(kinds(&wallet), ["eip712", "erc7710"]);
     let f = ok(&call(
         &client,
         "atr_finish",
-        json!({"pairing": AGREEMENT_ID, "atr": atr, "chosen": c2["chosen"], "signature": answer}),
+        json!({"pairing": ERC7710, "atr": atr, "chosen": c2["chosen"], "signature": answer}),
     )
     .await);
-    assert_eq!(f["signed"]["payload"]["authorization"]["nonce"], h_of_a());
+    assert_eq!(f["atrHash"], h_of_a());
+    assert!(f.get("mac").is_none(), "no opening mac on a pairing without a channel");
+    assert_delegation_payment(&client, &f["signed"], &answer).await;
+    assert_eq!(wallet.count(), 2, "one agreement signature, one delegation");
 }
 
 async fn transact_two_calls() {
     let seller = agreement_seller(vec![payment_required("required"), receipt_answer("receipt")]).await;
     let path = Loopback::path_of(&agreement_url());
     let wallet = signer();
-    let server = buyer_server(stand_in(Arc::new(ToLoopback::new(&seller))).signer(Arc::new(wallet.clone())));
+    let server = buyer_server(server_options(Arc::new(ToLoopback::new(&seller))).signer(Arc::new(wallet.clone())));
     let client = connect(server).await;
-    let first = ok(&call(&client, "atr_transact", json!({"pairing": AGREEMENT_ID, "document": doc()})).await);
+    let first = ok(&call(&client, "atr_transact", json!({"pairing": ERC7710, "document": erc7710_doc()})).await);
     assert_eq!(approve_of(&first), row("BA1")["expect"]["approval"]);
     assert_eq!(first["atr"]["base64"], b64(&bytes("A")));
     assert_eq!((wallet.count(), seller.paid(&path)), (0, 0));
     let done = ok(&call(
         &client,
         "atr_transact",
-        json!({"pairing": AGREEMENT_ID, "document": doc(), "approved": first["approve"]}),
+        json!({"pairing": ERC7710, "document": erc7710_doc(), "approved": first["approve"]}),
     )
     .await);
-    assert_eq!(done["agreement"], agreement("receipt"));
-    assert_eq!(done["signed"]["payload"]["authorization"]["nonce"], h_of_a());
+    assert_eq!(done["atrHash"], h_of_a());
+    assert_eq!(done["agreement"], agreement("receipt"), "the receipt beside the payment");
+    assert_eq!(kinds(&wallet), ["eip712", "erc7710"], "the agreement payment, then the payment");
+    assert_agreement_signed(&wallet);
     let calls = wallet.calls();
-    assert_eq!(calls.len(), 2, "the agreement payment, then the payment");
-    let value = |r: &SigningRequest| match r {
-        SigningRequest::Eip712 { typed_data } => typed_data.message["value"].clone(),
-        other => panic!("{other:?}"),
-    };
-    assert_eq!(value(&calls[0]), agreement("option")["amount"]);
-    assert_eq!(value(&calls[1]), doc()["accepts"][0]["amount"]);
+    assert_eq!(typed_message(&calls[0])["value"], agreement("option")["amount"]);
+    assert_delegation_request(&serde_json::to_value(&calls[1]).unwrap());
+    assert_delegation_payment(&client, &done["signed"], &wallet.answers()[1]).await;
     assert_eq!(seller.paid(&path), 1);
+    assert_eq!(seller.seen(&path).len(), 2, "two agreement calls: the 402, then the paid request");
     assert!(done.get("mac").is_none());
+
+    // A payment signer that cannot answer ERC-7710 (the reference's test wallet): the agreement is paid with the
+    // agreement signer, then the payment's signer fails, and nothing is returned to send.
+    let seller = agreement_seller(vec![payment_required("required"), receipt_answer("receipt")]).await;
+    let payer = signer();
+    let plain = CountingSigner::new(fixed()["payerKey"].as_str().unwrap(), &account());
+    let server = buyer_server(
+        server_options(Arc::new(ToLoopback::new(&seller)))
+            .signer(Arc::new(plain.clone()))
+            .agreement_signer(Arc::new(payer.clone())),
+    );
+    let client = connect(server).await;
+    let args = json!({"pairing": ERC7710, "document": erc7710_doc()});
+    let first = ok(&call(&client, "atr_transact", args.clone()).await);
+    let mut approved = args.clone();
+    approved["approved"] = first["approve"].clone();
+    let (code, v) = declined(&call(&client, "atr_transact", approved).await);
+    assert_eq!(code, "signer-failed");
+    assert_eq!(v["decline"]["detail"], "The signer did not sign.");
+    assert!(v.get("moved").is_none(), "a delegation moves no money itself");
+    assert_eq!(kinds(&payer), ["eip712"]);
+    assert_eq!(kinds(&plain), ["erc7710"]);
+    assert_eq!(plain.answers().len(), 0);
+    assert_eq!(seller.paid(&path), 1);
 }
 
 async fn cancelled() {
@@ -550,9 +636,13 @@ async fn cancelled() {
     let seller = agreement_seller(vec![payment_required("required"), pending()]).await;
     let path = Loopback::path_of(&agreement_url());
     let wallet = signer();
-    let server = buyer_server(stand_in(Arc::new(ToLoopback::new(&seller))).signer(Arc::new(wallet.clone())));
+    let server = buyer_server(server_options(Arc::new(ToLoopback::new(&seller))).signer(Arc::new(wallet.clone())));
     let first = server
-        .call("atr_transact", Some(obj(json!({"pairing": AGREEMENT_ID, "document": doc()}))), CancellationToken::new())
+        .call(
+            "atr_transact",
+            Some(obj(json!({"pairing": ERC7710, "document": erc7710_doc()}))),
+            CancellationToken::new(),
+        )
         .await
         .unwrap();
     let approve = ok(&first)["approve"].clone();
@@ -564,7 +654,7 @@ async fn cancelled() {
         until(10, || watcher.paid(&p) == 1).await;
         cancel.cancel();
     });
-    let args = json!({"pairing": AGREEMENT_ID, "document": doc(), "approved": approve});
+    let args = json!({"pairing": ERC7710, "document": erc7710_doc(), "approved": approve});
     let r = server.call("atr_transact", Some(obj(args.clone())), token).await.unwrap();
     check_form(&r);
     let (code, v) = declined(&r);
@@ -573,17 +663,20 @@ async fn cancelled() {
     assert_eq!(v["moved"]["atrHash"], h_of_a());
     assert_eq!(v["moved"]["atr"]["base64"], b64(&bytes("A")));
     assert_eq!(v["moved"]["signed"]["payload"]["authorization"]["value"], agreement("option")["amount"]);
+    assert_eq!(v["moved"]["signed"]["payload"]["authorization"]["nonce"], h_of_a());
     tokio::time::sleep(Duration::from_millis(2500)).await;
     assert_eq!((wallet.count(), seller.paid(&path)), (1, 1), "one signature, one paid request, no polling after");
+    assert_eq!(kinds(&wallet), ["eip712"], "the delegation is never asked for");
 
     // atr_agree hands the same token to the exchange: cancelled before the payment is sent, nothing is signed.
     let seller = agreement_seller(vec![payment_required("required"), pending()]).await;
     let wallet = signer();
-    let server = buyer_server(stand_in(Arc::new(ToLoopback::new(&seller))).agreement_signer(Arc::new(wallet.clone())));
+    let server =
+        buyer_server(server_options(Arc::new(ToLoopback::new(&seller))).agreement_signer(Arc::new(wallet.clone())));
     let c = server
         .call(
             "atr_confirm",
-            Some(obj(json!({"pairing": AGREEMENT_ID, "document": doc(), "account": account()}))),
+            Some(obj(json!({"pairing": ERC7710, "document": erc7710_doc(), "account": account()}))),
             CancellationToken::new(),
         )
         .await
@@ -605,7 +698,7 @@ async fn cancelled() {
     // Over MCP: the client's notifications/cancelled ends the exchange and no answer comes for that id.
     let seller = agreement_seller(vec![payment_required("required"), pending()]).await;
     let wallet = signer();
-    let server = buyer_server(stand_in(Arc::new(ToLoopback::new(&seller))).signer(Arc::new(wallet.clone())));
+    let server = buyer_server(server_options(Arc::new(ToLoopback::new(&seller))).signer(Arc::new(wallet.clone())));
     let client = connect(server).await;
     let request = ClientRequest::CallToolRequest(CallToolRequest::new(
         CallToolRequestParams::new("atr_transact").with_arguments(obj(args)),
@@ -615,6 +708,7 @@ async fn cancelled() {
     handle.cancel(Some("the user stopped".into())).await.unwrap();
     tokio::time::sleep(Duration::from_millis(2500)).await;
     assert_eq!((wallet.count(), seller.paid(&path)), (1, 1), "no re-send after the cancellation");
+    assert_eq!(kinds(&wallet), ["eip712"]);
     // The session goes on.
     let r = call(&client, "atr_check", json!({"pairing": EIP3009, "atr": "/w==", "presented": {}})).await;
     assert_eq!(declined(&r).0, "signed-not-bound");

@@ -17,12 +17,14 @@ use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex};
 use std::task::{Context, Poll};
 
+use alloy_primitives::{Address, U256};
 use bytes::Bytes;
 use futures_core::Stream;
-use serde_json::Value;
+use serde_json::{Map, Value, json};
 use terms::fetch::{Body, Fetch, FetchError, Request, Response};
 use terms::local::LocalSigner;
 use terms::signer::BoxFuture;
+use terms::x402::eip155::delegation::{self, abi};
 use terms::{Signature, Signer, SignerError, SigningRequest};
 
 pub mod net;
@@ -223,6 +225,8 @@ pub struct CountingSigner {
     inner: Arc<LocalSigner>,
     /// The key that signs EIP-712 `Voucher` requests (a batch channel's payer authorizer), where it is not the payer's.
     voucher: Option<Arc<LocalSigner>>,
+    /// The leaf (delegate and caveats) of the delegations that answer `erc7710` requests, where it answers them.
+    delegation: Option<Arc<Value>>,
     account: String,
     mode: Mode,
     calls: Arc<Mutex<Vec<SigningRequest>>>,
@@ -235,6 +239,7 @@ impl CountingSigner {
         Self {
             inner: Arc::new(LocalSigner::from_hex(key, chain).expect("key")),
             voucher: None,
+            delegation: None,
             account: account.to_owned(),
             mode: Mode::Sign,
             calls: Arc::default(),
@@ -248,6 +253,12 @@ impl CountingSigner {
     /// Signs vouchers (EIP-712 `Voucher`, alone or in a batch) with this key, everything else with the payer's.
     pub fn with_voucher_key(mut self, key: &str) -> Self {
         self.voucher = Some(Arc::new(LocalSigner::from_hex(key, 1).expect("key")));
+        self
+    }
+    /// Answers `erc7710` requests with a root delegation from the payer's key (see [`delegation_answer`]) to the
+    /// delegate, under the caveats, of the ERC-7710 salt-level vector file's leaf.
+    pub fn with_delegations(mut self) -> Self {
+        self.delegation = Some(Arc::new(delegation_leaf()));
         self
     }
     /// Answers every request with this JSON.
@@ -281,9 +292,61 @@ impl CountingSigner {
                 }
                 Ok(Signature::new(Value::Array(out)))
             }
+            SigningRequest::Erc7710(fields) if self.delegation.is_some() => {
+                let leaf = self.delegation.as_deref().unwrap();
+                delegation_answer(&self.inner, fields, leaf_delegate(leaf), leaf_caveats(leaf)).map(Signature::new)
+            }
             other => key_of(other).sign(other).await,
         }
     }
+}
+
+/// The leaf delegation of `x402-exact-eip155-erc7710-salt.json` (`fixed.leaf`): the delegate and caveats the test
+/// wallets' delegations carry.
+pub fn delegation_leaf() -> Value {
+    vectors("x402-exact-eip155-erc7710-salt.json")["fixed"]["leaf"].clone()
+}
+
+/// A leaf's delegate.
+pub fn leaf_delegate(leaf: &Value) -> Address {
+    leaf["delegate"].as_str().unwrap().parse().unwrap()
+}
+
+/// A leaf's caveats.
+pub fn leaf_caveats(leaf: &Value) -> Vec<abi::Caveat> {
+    leaf["caveats"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|c| abi::Caveat {
+            enforcer: c["enforcer"].as_str().unwrap().parse().unwrap(),
+            terms: c["terms"].as_str().unwrap().parse().unwrap(),
+            args: c["args"].as_str().unwrap().parse().unwrap(),
+        })
+        .collect()
+}
+
+/// The answer to an `erc7710` request: a root delegation from the key's account to `delegate` under `caveats`, its
+/// salt the request's `salt` (H), signed by the key for the reference DelegationManager on the request's chain, as
+/// `{delegationManager, permissionContext, delegator}`.
+pub fn delegation_answer(
+    key: &LocalSigner,
+    fields: &Map<String, Value>,
+    delegate: Address,
+    caveats: Vec<abi::Caveat>,
+) -> Result<Value, SignerError> {
+    let salt = fields.get("salt").and_then(Value::as_str).ok_or_else(|| SignerError::new("no salt"))?;
+    let chain_id = fields.get("chainId").and_then(Value::as_u64).ok_or_else(|| SignerError::new("no chain"))?;
+    let salt = U256::from_str_radix(salt.strip_prefix("0x").unwrap_or(salt), 16).map_err(SignerError::new)?;
+    let manager: Address = delegation::DELEGATION_MANAGER.parse().unwrap();
+    let mut d = delegation::root_delegation(delegate, key.address(), caveats, salt);
+    let signature = key.sign_digest(&delegation::signing_hash(&d, chain_id, manager).0)?;
+    d.signature = signature.parse().map_err(SignerError::new)?;
+    Ok(json!({
+        "delegationManager": delegation::DELEGATION_MANAGER,
+        "permissionContext": delegation::encode_permission_context(&[d]),
+        "delegator": key.address().to_checksum(None),
+    }))
 }
 
 impl Signer for CountingSigner {

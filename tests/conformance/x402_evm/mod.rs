@@ -11,13 +11,12 @@ mod permit2;
 
 use std::sync::{Arc, Mutex};
 
-use alloy_primitives::{Address, Bytes, U256};
 use libtest_mimic::{Failed, Trial};
 use serde_json::{Map, Value, json};
 use terms::local::LocalSigner;
 use terms::pairing::{Chosen, Completion};
 use terms::signer::BoxFuture;
-use terms::x402::eip155::delegation::{self, abi};
+use terms::x402::eip155::delegation::abi;
 use terms::{AtrHash, Pairing, Refusal, Signature, Signer, SignerError, SigningRequest};
 
 use crate::support::vectors;
@@ -200,7 +199,7 @@ pub(crate) struct DelegationSigner {
 
 impl DelegationSigner {
     pub(crate) fn new(key: &str, account: &str) -> Self {
-        let leaf = vectors("x402-exact-eip155-erc7710-salt.json")["fixed"]["leaf"].clone();
+        let leaf = crate::support::delegation_leaf();
         Self {
             key: Arc::new(LocalSigner::from_hex(key, 84_532).unwrap()),
             account: account.to_owned(),
@@ -231,37 +230,13 @@ impl DelegationSigner {
 
     /// The caveats of the fixture's leaf.
     pub(crate) fn caveats(leaf: &Value) -> Vec<abi::Caveat> {
-        leaf["caveats"]
-            .as_array()
-            .unwrap()
-            .iter()
-            .map(|c| abi::Caveat {
-                enforcer: c["enforcer"].as_str().unwrap().parse().unwrap(),
-                terms: c["terms"].as_str().unwrap().parse::<Bytes>().unwrap(),
-                args: c["args"].as_str().unwrap().parse::<Bytes>().unwrap(),
-            })
-            .collect()
+        crate::support::leaf_caveats(leaf)
     }
 
     /// The delegation answer for an ERC-7710 request's members.
     pub(crate) fn delegation_for(&self, fields: &Map<String, Value>) -> Result<Value, SignerError> {
-        let salt = fields["salt"].as_str().ok_or_else(|| SignerError::new("no salt"))?;
-        let chain_id = fields["chainId"].as_u64().ok_or_else(|| SignerError::new("no chain"))?;
-        let manager: Address = delegation::DELEGATION_MANAGER.parse().unwrap();
-        let mut d = delegation::root_delegation(
-            self.leaf["delegate"].as_str().unwrap().parse().unwrap(),
-            self.key.address(),
-            Self::caveats(&self.leaf),
-            U256::from_str_radix(&salt[2..], 16).map_err(SignerError::new)?,
-        );
-        let digest = delegation::signing_hash(&d, chain_id, manager);
-        let signature = self.key.sign_digest(&digest.0)?;
-        d.signature = signature.parse::<Bytes>().map_err(SignerError::new)?;
-        Ok(json!({
-            "delegationManager": delegation::DELEGATION_MANAGER,
-            "permissionContext": delegation::encode_permission_context(&[d]),
-            "delegator": self.key.address().to_checksum(None),
-        }))
+        let (delegate, caveats) = (crate::support::leaf_delegate(&self.leaf), Self::caveats(&self.leaf));
+        crate::support::delegation_answer(&self.key, fields, delegate, caveats)
     }
 }
 
