@@ -51,7 +51,7 @@ fn reads(doc: &Value) {
             assert!(is_agreement_url(url), "agreement URL {url:?}");
         }
         let Offer::X402 { required, options } = &read.offer else { panic!("{}: not an x402 offer", pairing.id()) };
-        assert_eq!(required, doc);
+        assert_eq!(*required, doc);
         let accepts = doc["accepts"].as_array().expect("an accepted read has accepts");
         assert!(!options.is_empty() && options.len() <= accepts.len() && accepts.len() <= MAX_OPTIONS);
         for option in options {
