@@ -50,8 +50,21 @@ impl TypedData {
     /// The EIP-712 signing hash `keccak256(0x1901 ‖ domainSeparator ‖ hashStruct(message))`, computed by
     /// `alloy-dyn-abi` from this JSON; `None` when the JSON does not describe typed data alloy can hash.
     pub fn signing_hash(&self) -> Option<alloy_primitives::B256> {
-        let value = serde_json::to_value(self).ok()?;
-        let typed: alloy_dyn_abi::TypedData = serde_json::from_value(value).ok()?;
+        // Built member by member with alloy's own parsers (the domain's deserializer, `PropertyDef::new`), which is
+        // what deserializing the whole JSON does, without writing and re-reading it.
+        use alloy_dyn_abi::{Eip712Types, PropertyDef, Resolver};
+        let domain = alloy_sol_types::Eip712Domain::deserialize(&self.domain).ok()?;
+        let mut types = Eip712Types::default();
+        for (name, fields) in &self.types {
+            let props = fields.iter().map(|f| PropertyDef::new(f.ty.as_ref(), f.name.as_ref()));
+            types.insert(name.clone(), props.collect::<Result<Vec<_>, _>>().ok()?);
+        }
+        let typed = alloy_dyn_abi::TypedData {
+            domain,
+            resolver: Resolver::from(&types),
+            primary_type: self.primary_type.clone(),
+            message: Value::Object(self.message.clone()),
+        };
         typed.eip712_signing_hash().ok()
     }
 }

@@ -64,6 +64,7 @@ fn bound(pairing: &dyn Pairing, presented: &Value, landed: Option<&Value>) -> Re
 
 /// The first request of the payment rebuilt from `chosen` and the bytes: the request a wallet's first answer answers.
 /// `None` where nothing is to be signed or the build fails (`finish` then declines on its own).
+#[cfg(feature = "mcp")]
 pub(crate) fn first_request(pairing: &dyn Pairing, chosen: &Chosen, bytes: &[u8]) -> Option<SigningRequest> {
     let unsigned = build(pairing, chosen, bytes, &atr_hash(bytes)).ok()?;
     request_of(pairing, unsigned.as_ref()).ok().flatten()

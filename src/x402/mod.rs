@@ -213,7 +213,7 @@ pub fn accepted_by(accepted: Option<&Value>, filter: Filter) -> Result<&Map<Stri
 /// The payment for the chosen option: the challenge's `resource` and `extensions` echoed unchanged (omitted when
 /// absent), `accepted` echoed exactly as the document wrote it.
 pub fn payment_with(required: &Map<String, Value>, accepted: &Map<String, Value>, payload: Value) -> Value {
-    let mut payment = Map::new();
+    let mut payment = Map::with_capacity(5);
     payment.insert("x402Version".into(), Value::from(2));
     if let Some(resource) = required.member("resource") {
         payment.insert("resource".into(), resource.clone());

@@ -99,7 +99,7 @@ impl Pairing for Eip3009 {
     fn choose(&self, read: &Advertised<'_>, ctx: &ChooseContext<'_>) -> Result<Chosen, Refusal> {
         let (network, from) = evm_account(ctx.account).ok_or(Refusal::fixed("x402/no-payable-option"))?;
         let (required, accepted) = first_on_network(read, &network)?;
-        let mut choice = Map::new();
+        let mut choice = Map::with_capacity(4);
         choice.insert("required".into(), required.clone());
         choice.insert("accepted".into(), accepted.clone());
         choice.insert("from".into(), Value::String(from));

@@ -264,7 +264,7 @@ pub(crate) fn filter_of(kind: Kind) -> crate::x402::Filter {
 pub(crate) fn choose(kind: Kind, read: &Advertised<'_>, ctx: &ChooseContext<'_>) -> Result<Chosen, Refusal> {
     let (network, from) = evm_account(ctx.account).ok_or(Refusal::fixed("x402/no-payable-option"))?;
     let (required, accepted) = first_on_network(read, &network)?;
-    let mut choice = Map::new();
+    let mut choice = Map::with_capacity(4);
     choice.insert("required".into(), required.clone());
     choice.insert("accepted".into(), accepted.clone());
     choice.insert("from".into(), Value::String(from));
