@@ -384,6 +384,45 @@ fn the_opening_takes_what_the_peer_takes() {
     assert_eq!(t.signed.unwrap()["payload"]["deposit"]["amount"], "5000");
 }
 
+/// `maxDeposit` is the buyer's cap on the deposit, whoever names it (the option's `extra.minDeposit` or the buyer's
+/// `deposit`). Above it the offer is not payable: declined at choice, before the link is fetched or a key is asked.
+#[test]
+fn the_deposit_never_exceeds_the_buyers_maximum() {
+    let capped = |max: Value| {
+        let mut i = inputs();
+        i.insert("maxDeposit".into(), max);
+        i
+    };
+    let mut min = doc();
+    min["accepts"][0]["extra"]["minDeposit"] = json!("5000");
+    let (deposit_input, minimum) = (inputs()["deposit"].as_str().unwrap().to_owned(), "5000");
+    for (offer, max) in [(&min, "4999"), (&doc(), decimal_below(&deposit_input).as_str())] {
+        let signer = wallet();
+        let fetch = ScriptedFetch::new().script(&link(offer), vec![Reply::ok(ABC)]);
+        let got = paused().block_on(transact(offer, pairing(), &signer, &fetch, &options_with(capped(json!(max)))));
+        declined(&got, "no-payable-option", "x402/deposit-above-max");
+        assert_eq!((signer.count(), fetch.asked().len()), (0, 0));
+    }
+    for (offer, max, deposit) in [(&min, minimum, minimum), (&doc(), deposit_input.as_str(), deposit_input.as_str())] {
+        let t = signed(transact_with(offer, &wallet(), &options_with(capped(json!(max)))).unwrap());
+        assert_eq!(t.signed.unwrap()["payload"]["deposit"]["amount"], deposit);
+    }
+    for malformed in [json!("1.5"), json!(5000), json!("-1"), Value::Null] {
+        let signer = wallet();
+        declined(
+            &transact_with(&min, &signer, &options_with(capped(malformed))),
+            "no-payable-option",
+            "x402/input-missing",
+        );
+        assert_eq!(signer.count(), 0);
+    }
+}
+
+/// One less than a positive decimal.
+fn decimal_below(decimal: &str) -> String {
+    (decimal.parse::<u128>().unwrap() - 1).to_string()
+}
+
 #[test]
 fn the_opening_drops_a_batch_answered_wrongly() {
     let sig = file()["EB2"]["signature"].clone();

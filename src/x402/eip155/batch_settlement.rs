@@ -269,7 +269,7 @@ impl Pairing for BatchSettlement {
 
     /// The first option on the account's network; the payer authorizer (required) and the deposit authorization's
     /// salt (optional, else drawn here once and kept in the choice) from the buyer's inputs; the deposit from the
-    /// option's `extra.minDeposit`, else the buyer's `deposit` input.
+    /// option's `extra.minDeposit`, else the buyer's `deposit` input, and never above the buyer's `maxDeposit`.
     fn choose(&self, read: &Advertised<'_>, ctx: &ChooseContext<'_>) -> Result<Chosen, Refusal> {
         let no_option = || Refusal::fixed("x402/no-payable-option");
         let account = Account::parse(ctx.account)
@@ -285,6 +285,13 @@ impl Pairing for BatchSettlement {
         if salt.is_some_and(|s| !is_hash32(s)) {
             return Err(missing());
         }
+        // The buyer's own cap on what the channel locks. A seller's `extra.minDeposit` decides the deposit, so
+        // without a cap an offer could lock as much as the payer holds. Not in the reference (0.4.0), which has no
+        // such input; malformed, it is refused as the reference refuses its other malformed optional inputs.
+        let max_deposit = match ctx.inputs.member("maxDeposit") {
+            None => None,
+            Some(max) => Some(max.as_str().and_then(decimal::parse).ok_or_else(missing)?),
+        };
         let authorizer = authorizer.ok_or_else(missing)?;
         let min_deposit = accepted.member("extra").and_then(Value::as_object).and_then(|e| e.member("minDeposit"));
         let deposit = match min_deposit {
@@ -293,6 +300,9 @@ impl Pairing for BatchSettlement {
                 ctx.inputs.member("deposit").and_then(Value::as_str).and_then(decimal::parse).ok_or_else(missing)?
             }
         };
+        if max_deposit.is_some_and(|max| deposit > max) {
+            return Err(Refusal::fixed("x402/deposit-above-max"));
+        }
         let salt = salt.cloned().unwrap_or_else(|| Value::String(random_salt(ctx.reference, ctx.now)));
         let mut choice = Map::new();
         choice.insert("required".into(), required.clone());
