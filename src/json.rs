@@ -12,26 +12,43 @@ pub const MAX_JSON_DEPTH: usize = 64;
 /// The largest integer a JSON number may hold and still mean the same thing in every implementation: 2^53 − 1.
 pub const MAX_SAFE_INTEGER: i64 = (1 << 53) - 1;
 
+/// Which bytes of JSON text belong to string literals, fed one byte at a time: a scan outside strings needs no
+/// parser.
+#[derive(Default)]
+struct Strings {
+    inside: bool,
+    escaped: bool,
+}
+
+impl Strings {
+    /// Whether `b` is part of a string literal, its quotes included.
+    fn holds(&mut self, b: u8) -> bool {
+        if self.inside {
+            if self.escaped {
+                self.escaped = false;
+            } else if b == b'\\' {
+                self.escaped = true;
+            } else if b == b'"' {
+                self.inside = false;
+            }
+            return true;
+        }
+        self.inside = b == b'"';
+        self.inside
+    }
+}
+
 /// Whether no array or object in the text nests more than [`MAX_JSON_DEPTH`] deep, counting brackets outside
 /// strings. Nothing else about the text is checked; it runs before any parser sees the text, so a deep text costs
 /// one linear scan and no recursion.
 pub fn text_within_depth(text: &str) -> bool {
     let mut depth = 0usize;
-    let mut in_string = false;
-    let mut escaped = false;
+    let mut strings = Strings::default();
     for b in text.bytes() {
-        if in_string {
-            if escaped {
-                escaped = false;
-            } else if b == b'\\' {
-                escaped = true;
-            } else if b == b'"' {
-                in_string = false;
-            }
+        if strings.holds(b) {
             continue;
         }
         match b {
-            b'"' => in_string = true,
             b'[' | b'{' => {
                 depth += 1;
                 if depth > MAX_JSON_DEPTH {
@@ -70,25 +87,9 @@ fn as_js_numbers(text: &str) -> std::borrow::Cow<'_, str> {
     let bytes = text.as_bytes();
     let mut out: Option<String> = None;
     let (mut at, mut copied) = (0usize, 0usize);
-    let (mut in_string, mut escaped) = (false, false);
+    let mut strings = Strings::default();
     while let Some(&b) = bytes.get(at) {
-        if in_string {
-            if escaped {
-                escaped = false;
-            } else if b == b'\\' {
-                escaped = true;
-            } else if b == b'"' {
-                in_string = false;
-            }
-            at += 1;
-            continue;
-        }
-        if b == b'"' {
-            in_string = true;
-            at += 1;
-            continue;
-        }
-        if b != b'-' && !b.is_ascii_digit() {
+        if strings.holds(b) || (b != b'-' && !b.is_ascii_digit()) {
             at += 1;
             continue;
         }

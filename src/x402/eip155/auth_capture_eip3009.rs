@@ -7,17 +7,16 @@
 use super::family::FamilyPairing;
 use alloy_primitives::U256;
 use alloy_sol_types::sol;
-use indexmap::IndexMap;
 use serde_json::{Map, Value, json};
 
 use super::escrow::Terms;
-use super::family::{self, Kind, Signed, UINT48_LIMIT, choice_of, is_signature, object, presented_as, strings, text};
+use super::family::{self, Kind, Signed, UINT48_LIMIT, choice_of, is_signature, presented_as, strings, text};
 use super::permit2::{self, Transfer};
-use super::{Eip712Parts, is_address_text, uint256_of};
+use super::{Eip712Parts, Eip3009Token, eip3009_message, eip3009_typed_data, is_address_text, uint256_of};
 use crate::hash::AtrHash;
 use crate::json::Member;
 use crate::refusal::Refusal;
-use crate::signer::{TypedData, TypedField};
+use crate::signer::TypedData;
 
 /// The pairing id.
 pub const ID: &str = "x402/auth-capture/eip155/eip3009";
@@ -63,54 +62,11 @@ pub(super) fn build_for(kind: Kind, choice: &Map<String, Value>, h: &AtrHash) ->
         let value = c.accepted.member("amount").and_then(uint256_of).ok_or_else(malformed)?;
         let name = c.extra("name").and_then(Value::as_str).ok_or_else(malformed)?;
         let version = c.extra("version").and_then(Value::as_str).ok_or_else(malformed)?;
-        let field = TypedField::new;
-        let mut types = IndexMap::new();
-        types.insert(
-            "EIP712Domain".to_owned(),
-            vec![
-                field("name", "string"),
-                field("version", "string"),
-                field("chainId", "uint256"),
-                field("verifyingContract", "address"),
-            ],
-        );
-        types.insert(
-            "ReceiveWithAuthorization".to_owned(),
-            vec![
-                field("from", "address"),
-                field("to", "address"),
-                field("value", "uint256"),
-                field("validAfter", "uint256"),
-                field("validBefore", "uint256"),
-                field("nonce", "bytes32"),
-            ],
-        );
-        let typed_data = TypedData {
-            domain: object(json!({
-                "name": name,
-                "version": version,
-                "chainId": c.chain_id,
-                "verifyingContract": c.text("asset"),
-            })),
-            types,
-            primary_type: "ReceiveWithAuthorization".into(),
-            message: object(json!({
-                "from": c.payer,
-                "to": collector,
-                "value": value.to_string(),
-                "validAfter": "0",
-                "validBefore": c.deadline.to_string(),
-                "nonce": nonce.to_hex(),
-            })),
-        };
-        let authorization = json!({
-            "from": c.payer,
-            "to": collector,
-            "value": c.text("amount"),
-            "validAfter": "0",
-            "validBefore": c.deadline.to_string(),
-            "nonce": nonce.to_hex(),
-        });
+        let token = Eip3009Token { name, version, chain_id: c.chain_id, address: c.text("asset") };
+        let message =
+            |value: String| eip3009_message(c.payer, collector, value, c.deadline.to_string(), nonce.to_hex());
+        let typed_data = eip3009_typed_data("ReceiveWithAuthorization", token, message(value.to_string()));
+        let authorization = Value::Object(message(c.text("amount").to_owned()));
         payload.insert("authorization".into(), authorization);
         insert_salts(&mut payload, &terms, &salt, h);
         return Ok(Signed::new(typed_data, &c, payload));

@@ -5,11 +5,13 @@
 
 use alloy_primitives::{Address, B256, U256, keccak256};
 use alloy_sol_types::{Eip712Domain, SolStruct, sol};
-use indexmap::IndexMap;
 use ruint::aliases::U512;
 use serde_json::{Map, Value, json};
 
-use super::{chain_id_of, is_address};
+use super::{
+    EIP712_DOMAIN, Eip3009Token, address_in, chain_id_of, eip3009_message, eip3009_typed_data, is_address, object,
+    types,
+};
 use crate::account::Account;
 use crate::codec::{hex_bytes, to_hex};
 use crate::decimal;
@@ -21,7 +23,7 @@ use crate::pairing::{
     WithinArgs, WithinPlan,
 };
 use crate::refusal::Refusal;
-use crate::signer::{Signature, SigningRequest, TypedData, TypedField};
+use crate::signer::{Signature, SigningRequest, TypedData};
 use crate::x402::batch::{SCHEME, is_delay, is_hex_signature, payable, payload_of, u128_of};
 use crate::x402::channel::WithinOffer;
 use crate::x402::{
@@ -134,7 +136,7 @@ pub fn channel_id_parts(chain_id: u64, config: &Value) -> Result<ChannelIdParts,
     if !is_channel_config(config) {
         return Err(field());
     }
-    let address = |k: &str| config.get(k).and_then(Value::as_str).and_then(|s| s.parse::<Address>().ok());
+    let address = |k: &str| address_in(config.get(k));
     let delay =
         config.member("withdrawDelay").and_then(safe_int).and_then(|d| u64::try_from(d).ok()).ok_or_else(field)?;
     let config = ChannelConfig {
@@ -167,23 +169,6 @@ pub fn deposit_nonce(channel_id: &str, auth_salt: &str) -> Result<String, Refusa
     };
     Ok(keccak256([id, salt].concat()).to_string())
 }
-
-fn object(v: Value) -> Map<String, Value> {
-    match v {
-        Value::Object(m) => m,
-        _ => Map::new(),
-    }
-}
-
-fn types(entries: &[(&str, &[(&'static str, &'static str)])]) -> IndexMap<String, Vec<TypedField>> {
-    entries
-        .iter()
-        .map(|(name, fields)| ((*name).to_owned(), fields.iter().map(|(n, t)| TypedField::new(*n, *t)).collect()))
-        .collect()
-}
-
-const EIP712_DOMAIN: &[(&str, &str)] =
-    &[("name", "string"), ("version", "string"), ("chainId", "uint256"), ("verifyingContract", "address")];
 
 /// The voucher the payer authorizer signs, `Voucher(bytes32 channelId, uint128 maxClaimableAmount)`, under the
 /// channel contract's domain, the amount as a decimal string.
@@ -439,37 +424,10 @@ pub fn build(choice: &Map<String, Value>, h: &AtrHash) -> Result<Opening, Refusa
         (typed, Authorization::Permit2 { payer, token, nonce, deadline })
     } else {
         let nonce = deposit_nonce(&channel_id, &auth_salt)?;
-        let typed = TypedData {
-            domain: object(json!({
-                "name": text(extra, "name"),
-                "version": text(extra, "version"),
-                "chainId": chain_id,
-                "verifyingContract": token,
-            })),
-            types: types(&[
-                ("EIP712Domain", EIP712_DOMAIN),
-                (
-                    "ReceiveWithAuthorization",
-                    &[
-                        ("from", "address"),
-                        ("to", "address"),
-                        ("value", "uint256"),
-                        ("validAfter", "uint256"),
-                        ("validBefore", "uint256"),
-                        ("nonce", "bytes32"),
-                    ],
-                ),
-            ]),
-            primary_type: "ReceiveWithAuthorization".into(),
-            message: object(json!({
-                "from": payer,
-                "to": ERC3009_DEPOSIT_COLLECTOR,
-                "value": deposit.to_string(),
-                "validAfter": "0",
-                "validBefore": deadline,
-                "nonce": nonce,
-            })),
-        };
+        let (name, version) = (text(extra, "name"), text(extra, "version"));
+        let domain = Eip3009Token { name: &name, version: &version, chain_id, address: &token };
+        let message = eip3009_message(&payer, ERC3009_DEPOSIT_COLLECTOR, deposit.to_string(), deadline.clone(), nonce);
+        let typed = eip3009_typed_data("ReceiveWithAuthorization", domain, message);
         (typed, Authorization::Erc3009 { valid_before: deadline, salt: auth_salt })
     };
     let requests = vec![eip712(token_auth), eip712(voucher_typed_data(chain_id, &channel_id, amount))];

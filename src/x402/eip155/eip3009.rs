@@ -7,17 +7,16 @@ use serde_json::{Map, Value};
 
 pub use super::Eip712Parts;
 
-use super::{chain_id_of, is_address, uint256_of};
-use crate::account::evm_account;
+use super::{Eip3009Token, chain_id_of, eip3009_message, eip3009_typed_data, is_address, uint256_of};
 use crate::codec::is_hex;
 use crate::hash::AtrHash;
 use crate::json::{Member, safe_int};
 use crate::pairing::{Advertised, ChooseContext, Chosen, Completion, Pairing, Unsigned};
 use crate::refusal::Refusal;
-use crate::signer::{Signature, SigningRequest, TypedData, TypedField};
+use crate::signer::{Signature, SigningRequest, TypedData};
 use crate::x402::{
-    Served, accepted_by, amount_of, check_chosen, first_on_network, payment_with, read_with, served_if,
-    timeout_seconds, with_payment_identifier,
+    Served, accepted_by, amount_of, check_chosen, payment_with, read_with, served_if, timeout_seconds,
+    with_payment_identifier,
 };
 
 /// The pairing id.
@@ -97,14 +96,7 @@ impl Pairing for Eip3009 {
     }
 
     fn choose(&self, read: &Advertised<'_>, ctx: &ChooseContext<'_>) -> Result<Chosen, Refusal> {
-        let (network, from) = evm_account(ctx.account).ok_or(Refusal::fixed("x402/no-payable-option"))?;
-        let (required, accepted) = first_on_network(read, &network)?;
-        let mut choice = Map::with_capacity(4);
-        choice.insert("required".into(), required.clone());
-        choice.insert("accepted".into(), accepted.clone());
-        choice.insert("from".into(), Value::String(from));
-        choice.insert("now".into(), Value::from(ctx.now));
-        Ok(Chosen { pairing: ID.into(), choice, reference: ctx.reference.into(), agreement: None })
+        super::family::choose_for(ID, read, ctx)
     }
 
     fn build<'a>(&'a self, chosen: &'a Chosen, _atr: &'a [u8], h: &AtrHash) -> Result<Box<dyn Unsigned + 'a>, Refusal> {
@@ -137,51 +129,14 @@ pub struct Authorization<'a> {
 impl Authorization<'_> {
     /// The typed data the payer signs.
     pub fn typed_data(&self) -> TypedData {
-        let field = TypedField::new;
-        let mut types = indexmap::IndexMap::with_capacity(2);
-        types.insert(
-            "EIP712Domain".to_owned(),
-            vec![
-                field("name", "string"),
-                field("version", "string"),
-                field("chainId", "uint256"),
-                field("verifyingContract", "address"),
-            ],
-        );
-        types.insert(
-            "TransferWithAuthorization".to_owned(),
-            vec![
-                field("from", "address"),
-                field("to", "address"),
-                field("value", "uint256"),
-                field("validAfter", "uint256"),
-                field("validBefore", "uint256"),
-                field("nonce", "bytes32"),
-            ],
-        );
-        let mut domain = Map::with_capacity(4);
-        domain.insert("name".into(), self.name.into());
-        domain.insert("version".into(), self.version.into());
-        domain.insert("chainId".into(), self.chain_id.into());
-        domain.insert("verifyingContract".into(), self.asset.into());
-        TypedData {
-            domain,
-            types,
-            primary_type: "TransferWithAuthorization".into(),
-            message: self.message(self.value.to_string()),
-        }
+        let token =
+            Eip3009Token { name: self.name, version: self.version, chain_id: self.chain_id, address: self.asset };
+        eip3009_typed_data("TransferWithAuthorization", token, self.message(self.value.to_string()))
     }
 
     /// The authorization as signed (`value` as the uint256 decimal) or as sent (`value` as the option wrote it).
     fn message(&self, value: String) -> Map<String, Value> {
-        let mut m = Map::with_capacity(6);
-        m.insert("from".into(), self.payer.into());
-        m.insert("to".into(), self.pay_to.into());
-        m.insert("value".into(), value.into());
-        m.insert("validAfter".into(), "0".into());
-        m.insert("validBefore".into(), self.valid_before.clone().into());
-        m.insert("nonce".into(), self.nonce.clone().into());
-        m
+        eip3009_message(self.payer, self.pay_to, value, self.valid_before.clone(), self.nonce.clone())
     }
 }
 

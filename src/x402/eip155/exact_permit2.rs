@@ -6,7 +6,8 @@ use super::family::FamilyPairing;
 use alloy_primitives::U256;
 use serde_json::{Map, Value, json};
 
-use super::family::{self, Kind, Signed, choice_of, is_signature, object, presented_as, strings, text};
+use super::family::{self, Kind, Signed, choice_of, is_signature, presented_as, strings, text};
+use super::object;
 use super::permit2::{self, EXACT_PERMIT2_PROXY, Transfer, UPTO_PERMIT2_PROXY, Witness};
 use super::uint256_of;
 use crate::hash::AtrHash;

@@ -262,6 +262,11 @@ pub(crate) fn filter_of(kind: Kind) -> crate::x402::Filter {
 /// The first option, in document order, on the chain of the signer's CAIP-10 account, as the choice
 /// `{required, accepted, from, now}`.
 pub(crate) fn choose(kind: Kind, read: &Advertised<'_>, ctx: &ChooseContext<'_>) -> Result<Chosen, Refusal> {
+    choose_for(kind.id(), read, ctx)
+}
+
+/// [`choose`] for the pairing `id`: every EIP-155 x402 pairing that pays one option from the signer's account.
+pub(crate) fn choose_for(id: &str, read: &Advertised<'_>, ctx: &ChooseContext<'_>) -> Result<Chosen, Refusal> {
     let (network, from) = evm_account(ctx.account).ok_or(Refusal::fixed("x402/no-payable-option"))?;
     let (required, accepted) = first_on_network(read, &network)?;
     let mut choice = Map::with_capacity(4);
@@ -269,7 +274,7 @@ pub(crate) fn choose(kind: Kind, read: &Advertised<'_>, ctx: &ChooseContext<'_>)
     choice.insert("accepted".into(), accepted.clone());
     choice.insert("from".into(), Value::String(from));
     choice.insert("now".into(), Value::from(ctx.now));
-    Ok(Chosen { pairing: kind.id().into(), choice, reference: ctx.reference.into(), agreement: None })
+    Ok(Chosen { pairing: id.into(), choice, reference: ctx.reference.into(), agreement: None })
 }
 
 /// The choice, checked: the payer, the chain, and the `now + maxTimeoutSeconds` bound.
@@ -393,14 +398,6 @@ impl Unsigned for Signed {
         payload.extend(self.payload.iter().map(|(k, v)| (k.clone(), v.clone())));
         let payment = payment_with(&self.required, &self.accepted, Value::Object(payload));
         Ok(Completion::Payment { payment: with_payment_identifier(payment, chosen)?, landed: None })
-    }
-}
-
-/// A JSON object from a `json!` literal the builders write.
-pub(crate) fn object(value: Value) -> Map<String, Value> {
-    match value {
-        Value::Object(m) => m,
-        _ => Map::new(),
     }
 }
 

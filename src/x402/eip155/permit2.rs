@@ -2,13 +2,12 @@
 //! the typed data a payer signs (`PermitTransferFrom`, or `PermitWitnessTransferFrom` with x402's witness), and its
 //! EIP-712 digest computed from `sol!` static structs.
 
-use alloy_primitives::{Address, U256};
-use alloy_sol_types::{Eip712Domain, SolStruct};
+use alloy_primitives::U256;
+use alloy_sol_types::Eip712Domain;
 use indexmap::IndexMap;
 use serde_json::{Map, Value, json};
 
-use super::Eip712Parts;
-use super::family::object;
+use super::{Eip712Parts, address_in, decimal_in, object};
 use crate::json::Member;
 use crate::signer::{TypedData, TypedField};
 
@@ -175,23 +174,6 @@ pub fn typed_data(transfer: &Transfer<'_>, witness: Option<&Witness>) -> TypedDa
     }
 }
 
-fn address(value: Option<&Value>) -> Option<Address> {
-    value?.as_str()?.parse().ok()
-}
-
-fn uint(value: Option<&Value>) -> Option<U256> {
-    U256::from_str_radix(value?.as_str()?, 10).ok()
-}
-
-fn parts<S: SolStruct>(message: &S, domain: &Eip712Domain) -> Eip712Parts {
-    Eip712Parts {
-        type_hash: message.eip712_type_hash(),
-        domain_separator: domain.separator(),
-        struct_hash: message.eip712_hash_struct(),
-        digest: message.eip712_signing_hash(domain),
-    }
-}
-
 /// The EIP-712 parts of Permit2 typed data built by [`typed_data`] (no witness, or the x402 exact or upto
 /// witness), computed from the `sol!` static structs rather than from the JSON types; `None` for any other shape.
 pub fn eip712_parts(typed: &TypedData) -> Option<Eip712Parts> {
@@ -204,17 +186,17 @@ pub fn eip712_parts(typed: &TypedData) -> Option<Eip712Parts> {
         Some("Permit2".into()),
         None,
         Some(U256::from(d.member("chainId")?.as_u64()?)),
-        Some(address(d.member("verifyingContract"))?),
+        Some(address_in(d.member("verifyingContract"))?),
         None,
     );
     let permitted = m.member("permitted")?;
-    let (token, amount) = (address(permitted.member("token"))?, uint(permitted.member("amount"))?);
+    let (token, amount) = (address_in(permitted.member("token"))?, decimal_in(permitted.member("amount"))?);
     let (spender, nonce, deadline) =
-        (address(m.member("spender"))?, uint(m.member("nonce"))?, uint(m.member("deadline"))?);
+        (address_in(m.member("spender"))?, decimal_in(m.member("nonce"))?, decimal_in(m.member("deadline"))?);
     let witness_fields: Option<Vec<&str>> =
         typed.types.get("Witness").map(|fs| fs.iter().map(|f| f.name.as_ref()).collect());
     match (typed.primary_type.as_str(), witness_fields.as_deref()) {
-        ("PermitTransferFrom", None) => Some(parts(
+        ("PermitTransferFrom", None) => Some(Eip712Parts::of(
             &plain::PermitTransferFrom {
                 permitted: plain::TokenPermissions { token, amount },
                 spender,
@@ -225,29 +207,32 @@ pub fn eip712_parts(typed: &TypedData) -> Option<Eip712Parts> {
         )),
         ("PermitWitnessTransferFrom", Some(["to", "validAfter"])) => {
             let w = m.member("witness")?;
-            Some(parts(
+            Some(Eip712Parts::of(
                 &exact::PermitWitnessTransferFrom {
                     permitted: exact::TokenPermissions { token, amount },
                     spender,
                     nonce,
                     deadline,
-                    witness: exact::Witness { to: address(w.member("to"))?, validAfter: uint(w.member("validAfter"))? },
+                    witness: exact::Witness {
+                        to: address_in(w.member("to"))?,
+                        validAfter: decimal_in(w.member("validAfter"))?,
+                    },
                 },
                 &domain,
             ))
         }
         ("PermitWitnessTransferFrom", Some(["to", "facilitator", "validAfter"])) => {
             let w = m.member("witness")?;
-            Some(parts(
+            Some(Eip712Parts::of(
                 &upto::PermitWitnessTransferFrom {
                     permitted: upto::TokenPermissions { token, amount },
                     spender,
                     nonce,
                     deadline,
                     witness: upto::Witness {
-                        to: address(w.member("to"))?,
-                        facilitator: address(w.member("facilitator"))?,
-                        validAfter: uint(w.member("validAfter"))?,
+                        to: address_in(w.member("to"))?,
+                        facilitator: address_in(w.member("facilitator"))?,
+                        validAfter: decimal_in(w.member("validAfter"))?,
                     },
                 },
                 &domain,
