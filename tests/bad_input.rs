@@ -11,15 +11,14 @@ use std::time::Duration;
 
 use bytes::Bytes;
 use serde_json::{Value, json};
-use support::{Buyer, CountingSigner, Reply, ScriptedFetch, link_of, message_of, paused};
+use support::{Buyer, CountingSigner, Reply, ScriptedFetch, Stub, link_of, message_of, paused};
 use terms::codec::b64_encode;
 use terms::json::to_js_string;
-use terms::pairing::{Advertised, ChooseContext, Chosen, Unsigned};
 use terms::x402::eip155::eip3009;
 use terms::x402::{HeaderError, decode_payment_required};
 use terms::{
-    AtrHash, DeclineCode, Declined, Finish, Finished, MAX_ATR_BYTES, Pairing, Refusal, Transacted, Transaction,
-    atr_hash, check, confirm, finish, transact,
+    AtrHash, DeclineCode, Declined, Finish, Finished, MAX_ATR_BYTES, Pairing, Transacted, Transaction, atr_hash, check,
+    confirm, finish, transact,
 };
 
 const STATUS_SENTENCE: &str = "The link answered status";
@@ -33,30 +32,8 @@ fn eip3009() -> &'static dyn Pairing {
 }
 
 /// The pairing as built, except for the link its read returns (so the gate's own link rule is reached).
-#[derive(Debug)]
-struct LinkStub(String);
-
-impl Pairing for LinkStub {
-    fn id(&self) -> &'static str {
-        eip3009().id()
-    }
-    fn public_proof(&self) -> bool {
-        true
-    }
-    fn read<'a>(&self, doc: &'a Value) -> Result<Advertised<'a>, Refusal> {
-        let mut read = eip3009().read(doc)?;
-        read.link.clone_from(&self.0);
-        Ok(read)
-    }
-    fn choose(&self, read: &Advertised<'_>, ctx: &ChooseContext<'_>) -> Result<Chosen, Refusal> {
-        eip3009().choose(read, ctx)
-    }
-    fn build<'a>(&'a self, chosen: &'a Chosen, atr: &'a [u8], h: &AtrHash) -> Result<Box<dyn Unsigned + 'a>, Refusal> {
-        eip3009().build(chosen, atr, h)
-    }
-    fn bound(&self, presented: &Value, landed: Option<&Value>) -> Result<AtrHash, Refusal> {
-        eip3009().bound(presented, landed)
-    }
+fn link_stub(link: &str) -> Stub {
+    Stub { link: Some(link.into()), ..Stub::of(eip3009()) }
 }
 
 /// One transact: its result, the signer and fetch it used, and the virtual time it took.
@@ -159,7 +136,7 @@ fn http_link_in_the_document_is_unreadable() {
 fn http_link_from_the_pairing_is_link_not_https() {
     let link = "http://atr.seller.example/terms";
     let b = Buyer::load();
-    let r = run_with(&b.doc(), &LinkStub(link.into()), link, vec![Reply::ok(b.a())], b.signer());
+    let r = run_with(&b.doc(), &link_stub(link), link, vec![Reply::ok(b.a())], b.signer());
     r.declined(DeclineCode::LinkNotHttps, "x402/link-not-https", 0, 0);
 }
 
@@ -173,7 +150,7 @@ fn link_with_userinfo_in_the_document_is_unreadable() {
 fn link_with_userinfo_from_the_pairing_is_link_not_https() {
     let link = "https://user@atr.seller.example/terms";
     let b = Buyer::load();
-    let r = run_with(&b.doc(), &LinkStub(link.into()), link, vec![Reply::ok(b.a())], b.signer());
+    let r = run_with(&b.doc(), &link_stub(link), link, vec![Reply::ok(b.a())], b.signer());
     r.declined(DeclineCode::LinkNotHttps, "x402/legal-context-malformed", 0, 0);
 }
 

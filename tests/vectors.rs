@@ -5,20 +5,18 @@
 
 mod support;
 
-use std::sync::Mutex;
-
 use libtest_mimic::{Arguments, Failed, Trial};
 use serde_json::{Value, json};
 use sha2::{Digest, Sha256};
-use support::{CountingSigner, Reply, ScriptedFetch, hex, paused, vectors};
+use support::{CountingSigner, Reply, ScriptedFetch, Stub, hex, paused, vectors};
 use terms::env::CountingIds;
 use terms::json::{canonical, parse, same_json, to_js_string};
 use terms::link::{is_https_link, link_fault};
-use terms::pairing::{Advertised, ChooseContext, Chosen, Offer, Unsigned};
+use terms::pairing::{Chosen, Offer, Unsigned};
 use terms::x402::eip155::eip3009;
 use terms::{
-    AtrHash, DeclineCode, Declined, FixedClock, Options, Pairing, Refusal, SigningRequest, Transaction, atr_hash,
-    check, confirm, finish, hash_equals, transact,
+    AtrHash, DeclineCode, Declined, FixedClock, Options, Pairing, SigningRequest, Transaction, atr_hash, check,
+    confirm, finish, hash_equals, transact,
 };
 
 type Outcome = Result<(), Failed>;
@@ -100,67 +98,6 @@ fn link_of(doc: &Value) -> String {
 
 fn eip3009() -> &'static dyn Pairing {
     terms::pairing(eip3009::ID).expect("built")
-}
-
-/// A pairing that behaves as another except where a row's stub says otherwise.
-#[derive(Debug)]
-struct Stub {
-    inner: &'static dyn Pairing,
-    h: Option<AtrHash>,
-    link: Option<String>,
-    agreement: Option<String>,
-    public_proof: Option<bool>,
-    bound: Option<AtrHash>,
-    built_with: Mutex<Vec<AtrHash>>,
-}
-
-impl Stub {
-    fn of(inner: &'static dyn Pairing) -> Self {
-        Self {
-            inner,
-            h: None,
-            link: None,
-            agreement: None,
-            public_proof: None,
-            bound: None,
-            built_with: Mutex::default(),
-        }
-    }
-}
-
-impl Pairing for Stub {
-    fn id(&self) -> &'static str {
-        self.inner.id()
-    }
-    fn public_proof(&self) -> bool {
-        self.public_proof.unwrap_or_else(|| self.inner.public_proof())
-    }
-    fn read<'a>(&self, doc: &'a Value) -> Result<Advertised<'a>, Refusal> {
-        let mut read = self.inner.read(doc)?;
-        if let Some(h) = self.h {
-            read.h = h;
-        }
-        if let Some(link) = &self.link {
-            read.link.clone_from(link);
-        }
-        if self.agreement.is_some() {
-            read.agreement.clone_from(&self.agreement);
-        }
-        Ok(read)
-    }
-    fn choose(&self, read: &Advertised<'_>, ctx: &ChooseContext<'_>) -> Result<Chosen, Refusal> {
-        self.inner.choose(read, ctx)
-    }
-    fn build<'a>(&'a self, chosen: &'a Chosen, atr: &'a [u8], h: &AtrHash) -> Result<Box<dyn Unsigned + 'a>, Refusal> {
-        self.built_with.lock().unwrap().push(*h);
-        self.inner.build(chosen, atr, h)
-    }
-    fn bound(&self, presented: &Value, landed: Option<&Value>) -> Result<AtrHash, Refusal> {
-        match self.bound {
-            Some(h) => Ok(h),
-            None => self.inner.bound(presented, landed),
-        }
-    }
 }
 
 fn typed_message(request: &SigningRequest) -> Value {

@@ -23,9 +23,10 @@ use futures_core::Stream;
 use serde_json::{Map, Value, json};
 use terms::fetch::{Body, Fetch, FetchError, Request, Response};
 use terms::local::LocalSigner;
+use terms::pairing::{Advertised, ChooseContext, Chosen, Unsigned};
 use terms::signer::BoxFuture;
 use terms::x402::eip155::delegation::{self, abi};
-use terms::{Signature, Signer, SignerError, SigningRequest};
+use terms::{AtrHash, Pairing, Refusal, Signature, Signer, SignerError, SigningRequest};
 
 pub mod net;
 pub mod world;
@@ -483,5 +484,67 @@ pub fn message_of(request: &SigningRequest) -> Value {
     match request {
         SigningRequest::Eip712 { typed_data } => Value::Object(typed_data.message.clone()),
         other => panic!("not an eip712 request: {other:?}"),
+    }
+}
+
+/// A pairing that behaves as another except where a test says otherwise: the read's H, link or agreement URL, whether
+/// its payment is a public proof, and the hash its read-back returns. It records the hash each build was given.
+#[derive(Debug)]
+pub struct Stub {
+    pub inner: &'static dyn Pairing,
+    pub h: Option<AtrHash>,
+    pub link: Option<String>,
+    pub agreement: Option<String>,
+    pub public_proof: Option<bool>,
+    pub bound: Option<AtrHash>,
+    pub built_with: Mutex<Vec<AtrHash>>,
+}
+
+impl Stub {
+    pub fn of(inner: &'static dyn Pairing) -> Self {
+        Self {
+            inner,
+            h: None,
+            link: None,
+            agreement: None,
+            public_proof: None,
+            bound: None,
+            built_with: Mutex::default(),
+        }
+    }
+}
+
+impl Pairing for Stub {
+    fn id(&self) -> &'static str {
+        self.inner.id()
+    }
+    fn public_proof(&self) -> bool {
+        self.public_proof.unwrap_or_else(|| self.inner.public_proof())
+    }
+    fn read<'a>(&self, doc: &'a Value) -> Result<Advertised<'a>, Refusal> {
+        let mut read = self.inner.read(doc)?;
+        if let Some(h) = self.h {
+            read.h = h;
+        }
+        if let Some(link) = &self.link {
+            read.link.clone_from(link);
+        }
+        if self.agreement.is_some() {
+            read.agreement.clone_from(&self.agreement);
+        }
+        Ok(read)
+    }
+    fn choose(&self, read: &Advertised<'_>, ctx: &ChooseContext<'_>) -> Result<Chosen, Refusal> {
+        self.inner.choose(read, ctx)
+    }
+    fn build<'a>(&'a self, chosen: &'a Chosen, atr: &'a [u8], h: &AtrHash) -> Result<Box<dyn Unsigned + 'a>, Refusal> {
+        self.built_with.lock().unwrap().push(*h);
+        self.inner.build(chosen, atr, h)
+    }
+    fn bound(&self, presented: &Value, landed: Option<&Value>) -> Result<AtrHash, Refusal> {
+        match self.bound {
+            Some(h) => Ok(h),
+            None => self.inner.bound(presented, landed),
+        }
     }
 }

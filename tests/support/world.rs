@@ -18,16 +18,14 @@ use std::time::Duration;
 use serde_json::{Value, json};
 use terms::codec::{b64_decode, b64_encode};
 use terms::json::{parse, to_js_string};
-use terms::pairing::{Advertised, ChooseContext, Chosen, Unsigned};
 use terms::x402::eip155::eip3009;
 use terms::{
-    AtrHash, DeclineCode, Declined, MAX_ATR_BYTES, Options, Pairing, Refusal, Signer, ToApprove, Transaction, atr_hash,
-    transact,
+    DeclineCode, Declined, MAX_ATR_BYTES, Options, Pairing, Signer, ToApprove, Transaction, atr_hash, transact,
 };
 use tokio::time::Instant;
 
 use super::net::{Act, Loopback, Net, Seen, Server};
-use super::{Buyer, CountingSigner, link_of, message_of};
+use super::{Buyer, CountingSigner, Stub, link_of, message_of};
 
 pub const ATR_HOST: &str = "atr.seller.example";
 pub const API_HOST: &str = "api.seller.example";
@@ -61,32 +59,8 @@ pub fn eip3009() -> &'static dyn Pairing {
 }
 
 /// The main payment's pairing: EIP-3009 with `public_proof` false and the agreement URL in its read.
-#[derive(Debug)]
-pub struct NoProof {
-    pub url: String,
-}
-
-impl Pairing for NoProof {
-    fn id(&self) -> &'static str {
-        eip3009().id()
-    }
-    fn public_proof(&self) -> bool {
-        false
-    }
-    fn read<'a>(&self, doc: &'a Value) -> Result<Advertised<'a>, Refusal> {
-        let mut read = eip3009().read(doc)?;
-        read.agreement = Some(self.url.clone());
-        Ok(read)
-    }
-    fn choose(&self, read: &Advertised<'_>, ctx: &ChooseContext<'_>) -> Result<Chosen, Refusal> {
-        eip3009().choose(read, ctx)
-    }
-    fn build<'a>(&'a self, chosen: &'a Chosen, atr: &'a [u8], h: &AtrHash) -> Result<Box<dyn Unsigned + 'a>, Refusal> {
-        eip3009().build(chosen, atr, h)
-    }
-    fn bound(&self, presented: &Value, landed: Option<&Value>) -> Result<AtrHash, Refusal> {
-        eip3009().bound(presented, landed)
-    }
+pub fn no_proof(url: &str) -> Stub {
+    Stub { public_proof: Some(false), agreement: Some(url.to_owned()), ..Stub::of(eip3009()) }
 }
 
 // ---------------------------------------------------------------------------------------------------------------
@@ -99,7 +73,7 @@ pub struct World {
     pub api: Server,
     pub fetch: Loopback,
     pub signer: CountingSigner,
-    pub pairing: NoProof,
+    pub pairing: Stub,
     pub url: String,
     /// When the second (approved) call started.
     pub start: Instant,
@@ -122,7 +96,7 @@ impl World {
         assert!(url.starts_with(&format!("https://{API_HOST}/")));
         assert!(link_of(&b.doc()).starts_with(&format!("https://{ATR_HOST}/")));
         let signer = b.signer();
-        Self { b, net, atr, api, fetch, signer, pairing: NoProof { url: url.clone() }, url, start: Instant::now() }
+        Self { b, net, atr, api, fetch, signer, pairing: no_proof(&url), url, start: Instant::now() }
     }
 
     pub async fn transact_with(&self, signer: &dyn Signer, options: &Options) -> Result<Transaction, Declined> {
