@@ -149,7 +149,7 @@ async fn main() -> Result<(), Box<dyn std::error::Error>> {
     else {
         return Err("this pairing needs no agreement payment".into());
     };
-    let opening = opened.signed.ok_or("the opening")?;
+    let opening = opened.signed.ok_or("the opening")?.to_value();
     // Keep the hold (plain serde JSON) and always pass the latest one back.
     let mut hold = open_channel(&opened.bytes, &opening, pairing, opened.landed.as_ref())?;
     println!("H:            {}", seller.h());

@@ -268,7 +268,7 @@ fn transaction(result: &Result<Transaction, Declined>) -> Value {
     match result {
         Err(d) => declined(d),
         Ok(Transaction::Signed(t)) => json!({"signed": {
-            "signed": t.signed.as_ref().map(compact),
+            "signed": t.signed.as_ref().map(|p| compact(&p.to_value())),
             "h": t.h.to_hex(),
             "agreement": t.agreement.as_ref().map(|r| json!({
                 "atrHash": r.atr_hash, "agreed": r.agreed, "network": r.network, "transaction": r.transaction,
@@ -396,10 +396,10 @@ async fn run_case(case: &Value) -> Value {
             Err(d) => declined(&d),
             Ok(Finish::Finished(f)) => {
                 if finished.is_none() {
-                    finished = Some(f.signed.clone());
+                    finished = Some(f.signed.to_value());
                 }
                 let landed = f.landed.as_ref().map(compact);
-                json!({"finished": {"signed": compact(&f.signed), "h": f.h.to_hex(), "landed": landed}})
+                json!({"finished": {"signed": compact(&f.signed.to_value()), "h": f.h.to_hex(), "landed": landed}})
             }
             Ok(Finish::Next(n)) => json!({"next": {"request": n.next.to_json(), "h": n.h.to_hex()}}),
         };

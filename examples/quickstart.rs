@@ -65,7 +65,7 @@ async fn main() -> Result<(), Box<dyn std::error::Error>> {
     let Transaction::Signed(paid) = transact(&offer(), pairing, &wallet, &Seller, &options).await? else {
         return Err("this pairing needs no agreement payment".into());
     };
-    let signed = paid.signed.ok_or("the pairing had nothing to sign")?;
+    let signed = paid.signed.ok_or("the pairing had nothing to sign")?.to_value();
     let nonce = signed.pointer("/payload/authorization/nonce").and_then(serde_json::Value::as_str).unwrap_or_default();
 
     println!("H:            {}", paid.h);

@@ -52,9 +52,11 @@ async fn main() -> Result<(), Box<dyn std::error::Error>> {
     let Finish::Finished(done) = finish(&confirmed.bytes, &chosen, &[answer], pairing)? else {
         return Err("the payment asked for another signature".into());
     };
-    let checked = check(&confirmed.bytes, &done.signed, pairing)?;
+    let signed = done.signed.to_value();
+    let checked = check(&confirmed.bytes, &signed, pairing)?;
     println!("payment reads H back: {}", checked.h == confirmed.h);
-    let sent = terms::codec::b64_encode(serde_json::to_string(&done.signed)?.as_bytes());
+    // The header is the payment's text as JSON.stringify writes it; a payment nested past 64 levels has none.
+    let sent = done.signed.header().ok_or("the payment cannot be sent as JSON")?;
     println!("PAYMENT-SIGNATURE: {} characters of base64", sent.len());
     Ok(())
 }

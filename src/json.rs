@@ -243,18 +243,73 @@ fn es_number(n: &Number) -> String {
     ryu_js::Buffer::new().format_finite(f).to_owned()
 }
 
+/// How a value is written: as JSON.stringify writes it (ECMAScript numbers, at most [`MAX_JSON_DEPTH`] levels), or
+/// exactly as serde_json holds it (every number as parsed, any depth), so that reading the text back gives the same
+/// value.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Form {
+    Js,
+    Exact,
+}
+
 /// The text JSON.stringify writes for the value: compact, members in their order, non-ASCII kept, numbers in
 /// ECMAScript form. `None` past [`MAX_JSON_DEPTH`] levels, which the gate never writes.
 pub fn to_js_string(value: &Value) -> Option<String> {
-    if !within_depth(value, MAX_JSON_DEPTH) {
-        return None;
+    let mut out = String::with_capacity(256);
+    write_value(value, &mut out, 1, Form::Js).then_some(out)
+}
+
+/// Compact JSON text of an object given as its members, in order, without building the object: the form a payment
+/// whose members are borrowed from elsewhere is written in. Numbers are written as serde_json holds them, so the
+/// text reads back as the same value.
+pub fn exact_object(members: &[(&str, &Value)]) -> String {
+    let mut out = String::with_capacity(1024);
+    out.push('{');
+    for (i, (k, v)) in members.iter().enumerate() {
+        if i > 0 {
+            out.push(',');
+        }
+        write_string(k, &mut out);
+        out.push(':');
+        write_value(v, &mut out, 2, Form::Exact);
     }
-    let mut out = String::new();
-    write_js(value, &mut out);
-    Some(out)
+    out.push('}');
+    out
+}
+
+/// Compact JSON text of the value that reads back as the same value: [`exact_object`] for any value.
+pub fn exact_string(value: &Value) -> String {
+    let mut out = String::with_capacity(256);
+    write_value(value, &mut out, 1, Form::Exact);
+    out
+}
+
+/// Whether JSON.stringify would escape any of the bytes: a quote, a backslash or a C0 control.
+fn needs_escape(bytes: &[u8]) -> bool {
+    // Eight bytes at a time as one word (the SWAR "has a byte less than n / equal to b" tests, exact for n ≤ 128),
+    // so the scan of every string a payment carries stays a small part of writing it.
+    const ONES: u64 = u64::from_ne_bytes([0x01; 8]);
+    const HIGHS: u64 = u64::from_ne_bytes([0x80; 8]);
+    let below = |x: u64, n: u8| x.wrapping_sub(ONES * u64::from(n)) & !x & HIGHS != 0;
+    let holds = |x: u64, b: u8| below(x ^ (ONES * u64::from(b)), 1);
+    let mut words = bytes.chunks_exact(8);
+    let in_words = words.by_ref().any(|w| {
+        // Every chunk of `chunks_exact(8)` has eight bytes; loaded as one word, not copied byte by byte.
+        let x = u64::from_ne_bytes(<[u8; 8]>::try_from(w).unwrap_or([b'0'; 8]));
+        below(x, 0x20) || holds(x, b'"') || holds(x, b'\\')
+    });
+    in_words || words.remainder().iter().any(|&b| b < 0x20 || b == b'"' || b == b'\\')
 }
 
 fn write_string(s: &str, out: &mut String) {
+    // Most protocol strings (addresses, amounts, hashes, links) need no escape: they are copied as they are.
+    if !needs_escape(s.as_bytes()) {
+        out.reserve(s.len() + 2);
+        out.push('"');
+        out.push_str(s);
+        out.push('"');
+        return;
+    }
     // serde_json escapes exactly what JSON.stringify escapes: the quote, the backslash and C0 controls, with the
     // short forms \b \f \n \r \t and lower-case \u00xx for the rest. Rust strings hold no lone surrogates.
     match serde_json::to_string(s) {
@@ -263,19 +318,40 @@ fn write_string(s: &str, out: &mut String) {
     }
 }
 
-fn write_js(value: &Value, out: &mut String) {
+fn write_number(n: &Number, out: &mut String, form: Form) {
+    use std::fmt::Write as _;
+    // Writing into a String cannot fail. serde_json's `Display` for a number is its serialised form.
+    match (form, n.as_u64()) {
+        (Form::Exact, _) => {
+            let _ = write!(out, "{n}");
+        }
+        // The common case, a small non-negative integer, is written without a temporary string.
+        (Form::Js, Some(u)) if u <= 1 << 53 => {
+            let _ = write!(out, "{u}");
+        }
+        (Form::Js, _) => out.push_str(&es_number(n)),
+    }
+}
+
+/// Writes the value at nesting `level` (the outermost value is level 1); in the JS form, `false` when an array or
+/// object sits past [`MAX_JSON_DEPTH`], so that recursion never goes deeper than that. The exact form writes any
+/// value the caller already holds, however deep.
+fn write_value(value: &Value, out: &mut String, level: usize, form: Form) -> bool {
     match value {
         Value::Null => out.push_str("null"),
         Value::Bool(b) => out.push_str(if *b { "true" } else { "false" }),
-        Value::Number(n) => out.push_str(&es_number(n)),
+        Value::Number(n) => write_number(n, out, form),
         Value::String(s) => write_string(s, out),
+        Value::Array(_) | Value::Object(_) if form == Form::Js && level > MAX_JSON_DEPTH => return false,
         Value::Array(items) => {
             out.push('[');
             for (i, item) in items.iter().enumerate() {
                 if i > 0 {
                     out.push(',');
                 }
-                write_js(item, out);
+                if !write_value(item, out, level + 1, form) {
+                    return false;
+                }
             }
             out.push(']');
         }
@@ -287,11 +363,25 @@ fn write_js(value: &Value, out: &mut String) {
                 }
                 write_string(k, out);
                 out.push(':');
-                write_js(v, out);
+                if !write_value(v, out, level + 1, form) {
+                    return false;
+                }
             }
             out.push('}');
         }
     }
+    true
+}
+
+/// Reads text [`exact_string`] or [`exact_object`] wrote back into the value it was written from: serde_json's
+/// reading, with no nesting limit, since the value already existed at that depth.
+pub fn read_exact(text: &str) -> Option<Value> {
+    use serde::Deserialize as _;
+    let mut de = serde_json::Deserializer::from_str(text);
+    de.disable_recursion_limit();
+    let value = Value::deserialize(&mut de).ok()?;
+    de.end().ok()?;
+    Some(value)
 }
 
 /// The RFC 8785 (JCS) form of the value, or `None` past [`MAX_JSON_DEPTH`] levels.
@@ -358,6 +448,21 @@ pub fn str_of<'a>(map: &'a Map<String, Value>, key: &str) -> Option<&'a str> {
 mod tests {
     use super::*;
     use serde_json::json;
+
+    #[test]
+    fn the_escape_scan_agrees_with_a_byte_by_byte_scan() {
+        let naive = |b: &[u8]| b.iter().any(|&c| c < 0x20 || c == b'"' || c == b'\\');
+        // Every byte value at every offset of a 17-byte string (two words and a remainder), on a plain background.
+        for at in 0..17 {
+            for byte in 0..=255u8 {
+                let mut text = *b"0x036CbD53842c5426";
+                text[at] = byte;
+                assert_eq!(needs_escape(&text[..17]), naive(&text[..17]), "byte {byte:#04x} at {at}");
+            }
+        }
+        assert!(!needs_escape("Café — 30 días ✓".as_bytes()));
+        assert!(needs_escape("tab\there".as_bytes()) && needs_escape(b"\x7f\x1f") && !needs_escape(b"\x7f\x20"));
+    }
 
     #[test]
     fn safe_int_reads_integral_numbers_only() {

@@ -20,6 +20,7 @@ pub mod local;
 #[cfg(feature = "mcp")]
 pub mod mcp;
 pub mod pairing;
+mod payment;
 mod refusal;
 pub mod signer;
 pub mod x402;
@@ -34,6 +35,7 @@ pub use gate::{
 };
 pub use hash::{AtrHash, MAX_ATR_BYTES, NotAHash, atr_hash, hash_equals};
 pub use pairing::{ChannelHold, Chosen, Pairing, Refund, pairing};
+pub use payment::Payment;
 pub use refusal::Refusal;
 pub use signer::{Signature, Signer, SignerError, SigningRequest, TypedData};
 pub use tokio_util::sync::CancellationToken;

@@ -239,7 +239,7 @@ fn assert_paid_for(r: &Run, bytes: &[u8]) {
     let h = atr_hash(bytes);
     assert_eq!(t.h, h);
     assert_eq!(t.bytes.len(), bytes.len());
-    assert_eq!(nonce_of(t.signed.as_ref().unwrap()), h.to_hex());
+    assert_eq!(nonce_of(&t.signed.as_ref().unwrap().to_value()), h.to_hex());
     assert_eq!(message_of(&r.signer.calls()[0])["nonce"], json!(h.to_hex()));
 }
 
@@ -321,7 +321,7 @@ fn upper_case_advertised_h_is_paid_with_a_lower_case_nonce() {
     assert_ne!(upper, h);
     let r = serving_a(&with_info("value", json!(upper)));
     let t = r.signed();
-    assert_eq!(nonce_of(t.signed.as_ref().unwrap()), h);
+    assert_eq!(nonce_of(&t.signed.as_ref().unwrap().to_value()), h);
     assert_eq!(message_of(&r.signer.calls()[0])["nonce"], json!(h));
 }
 
@@ -374,7 +374,7 @@ fn max_timeout_sixty_point_zero_is_sixty() {
     let r = serving_a(&with_option("maxTimeoutSeconds", json!(60.0)));
     let t = r.signed();
     let valid_before = (b.now() + 60).to_string();
-    assert_eq!(t.signed.as_ref().unwrap()["payload"]["authorization"]["validBefore"], json!(valid_before));
+    assert_eq!(t.signed.as_ref().unwrap().to_value()["payload"]["authorization"]["validBefore"], json!(valid_before));
     assert_eq!(message_of(&r.signer.calls()[0])["validBefore"], json!(valid_before));
 }
 
@@ -422,7 +422,7 @@ fn payment_required_header_nested_65_deep_is_refused() {
 fn deep_document_is_paid(doc: Value) {
     let r = serving_a(&doc);
     let t = r.signed();
-    assert_eq!(nonce_of(t.signed.as_ref().unwrap()), atr_hash(&Buyer::load().a()).to_hex());
+    assert_eq!(nonce_of(&t.signed.as_ref().unwrap().to_value()), atr_hash(&Buyer::load().a()).to_hex());
 }
 
 #[test]
@@ -534,7 +534,7 @@ impl Held {
 
     /// The payment for A.
     fn payment(&self) -> Value {
-        finished(finish(&self.c.bytes, &self.c.chosen, std::slice::from_ref(&self.answer), eip3009())).signed
+        finished(finish(&self.c.bytes, &self.c.chosen, std::slice::from_ref(&self.answer), eip3009())).signed.to_value()
     }
 }
 
@@ -569,7 +569,7 @@ fn finish_with_bytes_over_one_mib() {
     // The bound is the size alone: exactly 1 MiB is built from (and here the nonce is its hash).
     let mib = mib_body();
     let done = finished(finish(&mib, &held.c.chosen, answers, eip3009()));
-    assert_eq!(nonce_of(&done.signed), atr_hash(&mib).to_hex());
+    assert_eq!(nonce_of(&done.signed.to_value()), atr_hash(&mib).to_hex());
     held.untouched();
 }
 
@@ -587,9 +587,10 @@ fn finish_with_other_bytes_than_confirmed_builds_for_those_bytes() {
     assert_ne!(h_c, c.h);
     let done = finished(finish(&b.c(), &c.chosen, std::slice::from_ref(answer), eip3009()));
     assert_eq!(done.h, h_c);
-    assert_eq!(nonce_of(&done.signed), h_c.to_hex());
-    assert_eq!(done.signed["payload"]["signature"].as_str(), answer.as_str());
-    held.declined(check(&b.a(), &done.signed, eip3009()), DeclineCode::SignedNotBound, NOT_READ);
+    let signed = done.signed.to_value();
+    assert_eq!(nonce_of(&signed), h_c.to_hex());
+    assert_eq!(signed["payload"]["signature"].as_str(), answer.as_str());
+    held.declined(check(&b.a(), &signed, eip3009()), DeclineCode::SignedNotBound, NOT_READ);
 
     // The signature recovers to the payer over A's typed data and to someone else over C's.
     let payer: alloy_primitives::Address = b.account().rsplit(':').next().unwrap().parse().unwrap();
@@ -657,7 +658,7 @@ fn refusal_shaped_option_beside_a_payable_one_is_skipped() {
     doc["accepts"].as_array_mut().unwrap().insert(0, refusal_shaped());
     let r = serving_a(&doc);
     let t = r.signed();
-    assert_eq!(t.signed.as_ref().unwrap()["accepted"], Buyer::load().doc()["accepts"][0]);
+    assert_eq!(t.signed.as_ref().unwrap().to_value()["accepted"], Buyer::load().doc()["accepts"][0]);
 }
 
 #[test]

@@ -91,7 +91,7 @@ fn signed(t: Transaction) -> Transacted {
 /// The opening, as transact signs it, and its hold with the first request's charge recorded.
 fn opened() -> (Value, ChannelHold) {
     let t = signed(transact_with(&doc(), &wallet(), &options_with(inputs())).unwrap());
-    let opening = t.signed.unwrap();
+    let opening = t.signed.unwrap().to_value();
     let hold = open_channel(ABC, &opening, pairing(), None).unwrap();
     (opening, record_charge(&hold, "1000").unwrap())
 }
@@ -131,7 +131,7 @@ fn a_channel_opens_pays_and_closes_under_one_atr() {
         other => panic!("{other:?}"),
     };
     assert_eq!(requests.len(), 2);
-    let opening = t.signed.unwrap();
+    let opening = t.signed.unwrap().to_value();
     assert_eq!(check(ABC, &opening, pairing()).unwrap().h, h());
     declined(
         &check(b"abd", &opening, pairing()),
@@ -201,7 +201,7 @@ fn a_channel_opens_pays_and_closes_under_one_atr() {
 fn the_opening_is_signed_by_both_keys_and_the_vouchers_by_the_authorizer() {
     let e = evm_fixed();
     let t = signed(transact_with(&doc(), &wallet(), &options_with(inputs())).unwrap());
-    let payload = &t.signed.unwrap()["payload"];
+    let payload = &t.signed.unwrap().to_value()["payload"];
     let eb = file();
     assert_eq!(payload["voucher"]["signature"], eb["EB2"]["signature"]);
     assert_eq!(payload["deposit"]["authorization"]["erc3009Authorization"]["signature"], eb["EB3"]["signature"]);
@@ -262,7 +262,7 @@ fn cloudflare_pays_the_agreement_then_returns_its_build() {
     assert_eq!(agent.count(), 0, "the build is the payment: the agent's signer is never handed anything");
     assert_eq!(evm_payer.count(), 1, "one agreement payment");
     assert_eq!(serde_json::to_value(&done.agreement).unwrap(), f["agreement"]["receipt"]);
-    let payment = done.signed.unwrap();
+    let payment = done.signed.unwrap().to_value();
     // The peer's payment for the same exchange, member for member and in its order.
     let want = json!({
         "x402Version": 2,
@@ -372,16 +372,17 @@ fn the_opening_takes_what_the_peer_takes() {
     };
     let t = signed(transact_with(&doc(), &wallet(), &options_with(no_salt)).unwrap());
     let salt =
-        t.signed.as_ref().unwrap()["payload"]["deposit"]["authorization"]["erc3009Authorization"]["salt"].clone();
+        t.signed.as_ref().unwrap().to_value()["payload"]["deposit"]["authorization"]["erc3009Authorization"]["salt"]
+            .clone();
     assert!(salt.as_str().and_then(AtrHash::parse).is_some() && salt != evm_fixed()["authSalt"]);
     let mut zeros = inputs();
     zeros.insert("deposit".into(), json!("007"));
     let t = signed(transact_with(&doc(), &wallet(), &options_with(zeros)).unwrap());
-    assert_eq!(t.signed.unwrap()["payload"]["deposit"]["amount"], "7");
+    assert_eq!(t.signed.unwrap().to_value()["payload"]["deposit"]["amount"], "7");
     let mut min = doc();
     min["accepts"][0]["extra"]["minDeposit"] = json!("5000");
     let t = signed(transact_with(&min, &wallet(), &options_with(inputs())).unwrap());
-    assert_eq!(t.signed.unwrap()["payload"]["deposit"]["amount"], "5000");
+    assert_eq!(t.signed.unwrap().to_value()["payload"]["deposit"]["amount"], "5000");
 }
 
 /// `maxDeposit` is the buyer's cap on the deposit, whoever names it (the option's `extra.minDeposit` or the buyer's
@@ -405,7 +406,7 @@ fn the_deposit_never_exceeds_the_buyers_maximum() {
     }
     for (offer, max, deposit) in [(&min, minimum, minimum), (&doc(), deposit_input.as_str(), deposit_input.as_str())] {
         let t = signed(transact_with(offer, &wallet(), &options_with(capped(json!(max)))).unwrap());
-        assert_eq!(t.signed.unwrap()["payload"]["deposit"]["amount"], deposit);
+        assert_eq!(t.signed.unwrap().to_value()["payload"]["deposit"]["amount"], deposit);
     }
     for malformed in [json!("1.5"), json!(5000), json!("-1"), Value::Null] {
         let signer = wallet();

@@ -492,7 +492,7 @@ fn document_mutation(f: &Fixture, m: &Mutation) -> Result<(), TestCaseError> {
             if let Ok(Transaction::Signed(t)) = &got
                 && let Some(signed) = &t.signed
             {
-                let checked = check_landed(ABC, signed, t.landed.as_ref(), f.pairing()).map(|c| c.h);
+                let checked = check_landed(ABC, &signed.to_value(), t.landed.as_ref(), f.pairing()).map(|c| c.h);
                 prop_assert_eq!(checked, Ok(atr_hash(ABC)), "{}: transact returned an unbound payment", f.id);
             }
         }
@@ -618,14 +618,18 @@ fn finish_and_check(
     let bytes = bytes_edit.as_ref().map_or_else(|| ABC.to_vec(), |e| apply(ABC, e));
     let h = atr_hash(&bytes);
 
+    // The text finish wrote (from the members the pairing read H from) is the text of that payment as a value.
+    let signed = done.signed.to_value();
+    prop_assert_eq!(&terms::Payment::from_value(&signed), &done.signed, "{}: the text is not the payment's", f.id);
+
     // The payment with one member changed: an H-carrying one or any string member.
     let (h_place, n, e) = member;
     let places: Vec<String> = if h_place {
-        h_places(f.id).iter().filter(|p| done.signed.pointer(p).is_some()).map(|p| (*p).to_owned()).collect()
+        h_places(f.id).iter().filter(|p| signed.pointer(p).is_some()).map(|p| (*p).to_owned()).collect()
     } else {
-        string_pointers(&done.signed)
+        string_pointers(&signed)
     };
-    let mut payment = done.signed.clone();
+    let mut payment = signed.clone();
     if let Some(p) = places.get(n % places.len().max(1)) {
         let slot = payment.pointer_mut(p).unwrap();
         *slot = Value::String(edit_text(slot.as_str().unwrap(), &e));
@@ -646,7 +650,7 @@ fn finish_and_check(
             prop_assert!(read.as_ref().ok() != Some(&h), "{}: check declined a payment the pairing binds", f.id);
         }
     }
-    if bytes != ABC && payment == done.signed {
+    if bytes != ABC && payment == signed {
         prop_assert!(checked.is_err(), "{}: check accepted the payment for other bytes", f.id);
     }
 
@@ -681,11 +685,12 @@ fn finish_and_check(
     match finish(&bytes, &c.chosen, &answers, pairing) {
         Ok(Finish::Finished(again)) => {
             prop_assert_eq!(again.h, h, "{}: finish returned another H than the bytes'", f.id);
-            match pairing.bound(&again.signed, again.landed.as_ref()) {
+            let again_signed = again.signed.to_value();
+            match pairing.bound(&again_signed, again.landed.as_ref()) {
                 Ok(read) => prop_assert_eq!(read, h, "{}: finish returned a payment that reads another H", f.id),
                 Err(r) => prop_assert!(!pairing.public_proof() && r.is_nothing_to_sign(), "{}: {r:?}", f.id),
             }
-            if let Some(nonce) = nonce_read(f.id, &again.signed) {
+            if let Some(nonce) = nonce_read(f.id, &again_signed) {
                 prop_assert_eq!(nonce, h);
             }
         }
@@ -853,7 +858,7 @@ fn opened() -> &'static ChannelHold {
         let f = fixture(CHANNEL);
         let t = paused().block_on(transact(&f.doc, f.pairing(), &f.signer(), &serving(f, ABC), &f.options())).unwrap();
         let Transaction::Signed(t) = t else { panic!("not signed") };
-        open_channel(ABC, &t.signed.unwrap(), f.pairing(), t.landed.as_ref()).unwrap()
+        open_channel(ABC, &t.signed.unwrap().to_value(), f.pairing(), t.landed.as_ref()).unwrap()
     })
 }
 

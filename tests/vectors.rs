@@ -115,7 +115,7 @@ fn b6_payment(row: &Value) -> Value {
         let c = confirm(&f.doc(), eip3009(), &f.account(), &fetch, &f.options()).await.unwrap();
         let sig = row["input"]["then"]["finish"]["signature"].as_str().unwrap();
         match finish(&f.bytes("A"), &c.chosen, &[sig.into()], eip3009()).unwrap() {
-            terms::Finish::Finished(done) => done.signed,
+            terms::Finish::Finished(done) => done.signed.to_value(),
             terms::Finish::Next(n) => panic!("unexpected next {n:?}"),
         }
     })
@@ -140,7 +140,7 @@ fn transact_serving(
 
 fn signed_of(t: &Transaction) -> Value {
     match t {
-        Transaction::Signed(s) => s.signed.clone().unwrap_or(Value::Null),
+        Transaction::Signed(s) => s.signed.as_ref().map_or(Value::Null, terms::Payment::to_value),
         other => panic!("not signed: {other:?}"),
     }
 }
@@ -214,7 +214,7 @@ fn buyer_b(name: &str, row: &Value) -> Outcome {
             let terms::Finish::Finished(done) = done else { return Err("next".into()) };
             eq(
                 "signed nonce",
-                done.signed["payload"]["authorization"]["nonce"].clone(),
+                done.signed.to_value()["payload"]["authorization"]["nonce"].clone(),
                 expect["signedNonce"].clone(),
             )?;
             let sig = alloy_primitives::Signature::from_raw(&hex(&expect["signature"].as_str().unwrap()[2..])).unwrap();
@@ -560,7 +560,7 @@ fn buyer_ba(name: &str, row: &Value) -> Outcome {
             ensure!(t.agreement.is_none(), "an agreement receipt without an agreement");
             eq(
                 "payment signature",
-                t.signed.unwrap()["payload"]["signature"].clone(),
+                t.signed.unwrap().to_value()["payload"]["signature"].clone(),
                 b6["expect"]["signature"].clone(),
             )
         }
@@ -773,7 +773,10 @@ fn pairing_file(key: &str) -> Outcome {
         "V2" => {
             let v2 = &file["V2"];
             let done = built.complete(&[v1["expectSignature"].as_str().unwrap().into()], &chosen).unwrap();
-            let terms::pairing::Completion::Payment { payment, .. } = done else { return Err("next".into()) };
+            let payment = match done {
+                terms::pairing::Completion::Next(_) => return Err("next".into()),
+                completion => completion.payment_value().ok_or("no payment")?,
+            };
             eq("payload", payment.clone(), v2["expectPayload"].clone())?;
             eq(
                 "bound",
@@ -846,8 +849,8 @@ fn agreed_refusals(
     let build_code =
         |choice: &serde_json::Map<String, Value>| eip3009::build(choice, &h).err().map(|r| r.code().to_owned());
     let payment = match built.complete(&[file["V1"]["expectSignature"].as_str().unwrap().into()], chosen).unwrap() {
-        terms::pairing::Completion::Payment { payment, .. } => payment,
         terms::pairing::Completion::Next(_) => return Err("next".into()),
+        completion => completion.payment_value().ok_or("no payment")?,
     };
     let bound_code = |p: &Value| eip3009().bound(p, None).err().map(|r| r.code().to_owned());
     for row in file["agreedRefusals"]["rows"].as_array().unwrap() {

@@ -36,16 +36,17 @@ fuzz_target!(|data: &[u8]| {
         Ok(Finish::Finished(done)) => {
             assert_eq!(done.h, h, "{}: finished with another H", f.id);
             let landed = done.landed.as_ref();
-            match pairing.bound(&done.signed, landed) {
+            let signed = done.signed.to_value();
+            match pairing.bound(&signed, landed) {
                 Ok(read) => {
                     assert_eq!(read, h, "{}: the payment finish returned reads another H", f.id);
-                    let checked = check_landed(bytes, &done.signed, landed, pairing).map(|c| c.h);
+                    let checked = check_landed(bytes, &signed, landed, pairing).map(|c| c.h);
                     assert_eq!(checked, Ok(h), "{}: check does not read what finish read", f.id);
                     if landed.is_none() {
-                        assert_eq!(check(bytes, &done.signed, pairing).map(|c| c.h), Ok(h));
+                        assert_eq!(check(bytes, &signed, pairing).map(|c| c.h), Ok(h));
                     }
                     let other: &[u8] = if bytes == b"abd" { b"abc" } else { b"abd" };
-                    let code = check_landed(other, &done.signed, landed, pairing).map_err(|d| d.code);
+                    let code = check_landed(other, &signed, landed, pairing).map_err(|d| d.code);
                     assert_eq!(code, Err(DeclineCode::SignedNotBound), "{}: check accepted other bytes", f.id);
                 }
                 Err(r) => {

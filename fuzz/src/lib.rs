@@ -511,7 +511,7 @@ pub fn real_hold() -> &'static terms::ChannelHold {
             .block_on(terms::transact(&f.doc, f.pairing(), &f.signer(), &fetch, &f.options()))
             .expect("the fixture opens a channel");
         let terms::Transaction::Signed(t) = t else { panic!("not signed") };
-        let opening = t.signed.expect("an opening");
+        let opening = t.signed.expect("an opening").to_value();
         let hold = terms::open_channel(&f.atr, &opening, f.pairing(), t.landed.as_ref()).expect("held");
         terms::record_charge(&hold, "1000").expect("recorded")
     })

@@ -17,13 +17,13 @@ use tokio_util::sync::CancellationToken;
 
 use super::types::{AgreementPayment, AgreementReceipt, Options, ToApprove};
 use super::{IDENTITY, declared_over, is_identity, read_capped, sign_steps, trim_http};
-use crate::codec::b64_encode;
 use crate::decline::{DeclineCode, Declined, Moved};
 use crate::fetch::{Fetch, Request};
 use crate::hash::{AtrHash, atr_hash, hash_equals};
-use crate::json::{Member, is_offered, to_js_string};
+use crate::json::{Member, is_offered};
 use crate::link::{is_https_link, link_fault};
 use crate::pairing::{ChooseContext, Chosen, Pairing, x402_pairings};
+use crate::payment::Payment;
 use crate::signer::Signer;
 use crate::x402::{MAX_OPTIONS, decode_payment_required, timeout_seconds};
 
@@ -378,11 +378,10 @@ async fn pay(
         // Signed but not sent: the payment is dropped, and nothing has moved.
         return Err(ended());
     }
-    let Some(text) = to_js_string(&paid) else {
+    let Some(payment) = paid.header() else {
         return Err(Declined::new(DeclineCode::SignedNotBound, "The agreement payment is not plain JSON."));
     };
-    let payment = b64_encode(text.as_bytes());
-    let moved = Moved { signed: paid, bytes: bytes.to_vec(), h };
+    let moved = Moved { signed: paid.to_value(), bytes: bytes.to_vec(), h };
     let with_moved = |d: Declined| d.with_moved(Some(moved.clone()));
     let pending = || {
         with_moved(Declined::new(
@@ -429,7 +428,12 @@ async fn pay(
 
 /// Builds and signs the selected agreement payment: the signer is called once (or once per step), and the payment
 /// is returned only when its pairing reads H back from it.
-async fn sign_agreement(selected: &Selected, signer: &dyn Signer, bytes: &[u8], h: AtrHash) -> Result<Value, Declined> {
+async fn sign_agreement(
+    selected: &Selected,
+    signer: &dyn Signer,
+    bytes: &[u8],
+    h: AtrHash,
+) -> Result<Payment, Declined> {
     let pairing = selected.pairing;
     let unsigned = super::build(pairing, &selected.chosen, bytes, &h);
     let unsigned = match unsigned {

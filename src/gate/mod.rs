@@ -21,8 +21,10 @@ pub use types::{
 use crate::decline::{DeclineCode, Declined, Moved};
 use crate::fetch::Fetch;
 use crate::hash::{AtrHash, MAX_ATR_BYTES, atr_hash};
+use crate::json::Member;
 use crate::link::{is_https_link, link_fault};
-use crate::pairing::{ChooseContext, Chosen, Completion, Pairing, Unsigned, namespace};
+use crate::pairing::{Built, ChooseContext, Chosen, Completion, Pairing, Unsigned, namespace};
+use crate::payment::Payment;
 use crate::refusal::{Refusal, nothing_to_sign};
 use crate::signer::{Signature, Signer, SigningRequest};
 
@@ -149,7 +151,7 @@ pub fn finish(bytes: &[u8], chosen: &Chosen, answers: &[Signature], pairing: &dy
         decline(code, detail).with_moved(moves.then(|| Moved { signed, bytes: bytes.to_vec(), h }))
     };
     let completion = catch_unwind(AssertUnwindSafe(|| unsigned.complete(answers, chosen)));
-    let (payment, landed) = match completion {
+    let (built, landed): (Box<dyn Built + '_>, _) = match completion {
         Err(_) => {
             return Err(keep(
                 DeclineCode::SignedNotBound,
@@ -159,18 +161,49 @@ pub fn finish(bytes: &[u8], chosen: &Chosen, answers: &[Signature], pairing: &dy
         }
         Ok(Err(r)) => return Err(keep(DeclineCode::SignedNotBound, r.code(), answers_json(answers))),
         Ok(Ok(Completion::Next(next))) => return Ok(Finish::Next(Next { next, h })),
-        Ok(Ok(Completion::Payment { payment, landed })) => (payment, landed),
+        Ok(Ok(Completion::Payment { payment, landed })) => (Box::new(AsValue(payment)), landed),
+        Ok(Ok(Completion::Built { payment, landed })) => (payment, landed),
     };
-    let inside = bound(pairing, &payment, landed.as_ref());
+    let value_of = |built: &dyn Built| catch_unwind(AssertUnwindSafe(|| built.to_value())).unwrap_or(Value::Null);
+    let inside = guarded(|| pairing.bound_built(built.as_ref(), landed.as_ref()), || Refusal::fixed("bound-failed"));
     let on_agreement = !pairing.public_proof() && matches!(&inside, Err(r) if r.is_nothing_to_sign());
     if !on_agreement && inside.as_ref().map_or(true, |read| *read != h) {
         return Err(keep(
             DeclineCode::SignedNotBound,
             "The pairing does not read the hash of the compared bytes from the payment.",
-            payment,
+            value_of(built.as_ref()),
         ));
     }
-    Ok(Finish::Finished(Finished { signed: payment, h, landed }))
+    // Written once, after the read-back: the text the caller sends is the payment H was read from.
+    let Ok(signed) = catch_unwind(AssertUnwindSafe(|| built.write())) else {
+        return Err(keep(
+            DeclineCode::SignedNotBound,
+            "The signer's answer did not complete the payment.",
+            answers_json(answers),
+        ));
+    };
+    Ok(Finish::Finished(Finished { signed, h, landed }))
+}
+
+/// A payment a pairing completed as a JSON value.
+struct AsValue(Value);
+
+impl Built for AsValue {
+    fn members(&self) -> Option<&dyn Member> {
+        Some(&self.0)
+    }
+
+    fn write(&self) -> Payment {
+        Payment::from_value(&self.0)
+    }
+
+    fn to_value(&self) -> Value {
+        self.0.clone()
+    }
+
+    fn as_value(&self) -> Option<&Value> {
+        Some(&self.0)
+    }
 }
 
 /// Whether the pairing reads the hash of `bytes` back from a payment held later. No fetch, no signer.

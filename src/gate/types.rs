@@ -11,6 +11,7 @@ use tokio_util::sync::CancellationToken;
 use crate::env::{Clock, Ids, RandomIds, SystemClock};
 use crate::hash::AtrHash;
 use crate::pairing::Chosen;
+use crate::payment::Payment;
 use crate::signer::{Signer, SigningRequest};
 
 /// The comparison passed: what was chosen, what the signer is handed, and the bytes compared.
@@ -31,7 +32,7 @@ pub struct Confirmed {
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct Finished {
     /// The payment as it is sent, in the protocol's JSON form.
-    pub signed: Value,
+    pub signed: Payment,
     /// The hash the pairing read back from it.
     pub h: AtrHash,
     /// The landed read the pairing needs beside the payment, where there is one: keep it for `check`.
@@ -108,7 +109,7 @@ pub struct AgreementReceipt {
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct Transacted {
     /// The payment to send; `None` when the pairing has nothing for the buyer to sign.
-    pub signed: Option<Value>,
+    pub signed: Option<Payment>,
     /// The ATR bytes compared.
     #[serde(with = "crate::codec::base64_bytes")]
     pub bytes: Vec<u8>,

@@ -423,7 +423,7 @@ fn atr_finish(args: &Args<'_>) -> Outcome {
         Finish::Finished(done) => {
             let mut out = Map::new();
             out.insert("atrHash".into(), to_json(&done.h));
-            signed_json(&mut out, pairing, &done.signed, done.landed.as_ref())?;
+            signed_json(&mut out, pairing, &done.signed.to_value(), done.landed.as_ref())?;
             Ok(Value::Object(out))
         }
     }
@@ -461,7 +461,8 @@ async fn atr_transact(options: &BuyerOptions, args: &Args<'_>, cancel: Cancellat
         Transaction::Signed(t) => {
             out.insert("atrHash".into(), to_json(&t.h));
             out.insert("atr".into(), atr_json(&t.bytes));
-            signed_json(&mut out, pairing, t.signed.as_ref().unwrap_or(&Value::Null), t.landed.as_ref())?;
+            let signed = t.signed.as_ref().map_or(Value::Null, crate::Payment::to_value);
+            signed_json(&mut out, pairing, &signed, t.landed.as_ref())?;
             if let Some(receipt) = &t.agreement {
                 out.insert("agreement".into(), to_json(receipt));
             }

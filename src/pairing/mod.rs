@@ -11,6 +11,8 @@ use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value};
 
 use crate::hash::AtrHash;
+use crate::json::Member;
+use crate::payment::Payment;
 use crate::refusal::Refusal;
 use crate::signer::{Signature, SigningRequest};
 
@@ -84,21 +86,73 @@ pub trait Unsigned: Send + Sync {
 
     /// Joins the signer's answers so far (in order; empty when `request` is `None`) into the payment, or names the
     /// next request of a payment signed in steps.
-    fn complete(&self, answers: &[Signature], chosen: &Chosen) -> Result<Completion, Refusal>;
+    fn complete(&self, answers: &[Signature], chosen: &Chosen) -> Result<Completion<'_>, Refusal>;
+}
+
+/// A completed payment whose members a pairing may borrow from the choice instead of copying them: the gate has the
+/// pairing read H back from it (with [`Pairing::bound_built`]) and only then writes it out, once, as the text that
+/// is sent.
+pub trait Built: Send + Sync {
+    /// The payment's top-level members, where it is an object whose members can be read in place.
+    fn members(&self) -> Option<&dyn Member>;
+
+    /// The payment's text.
+    fn write(&self) -> Payment;
+
+    /// The payment as a JSON value.
+    fn to_value(&self) -> Value;
+
+    /// The payment, where it is held as a JSON value already.
+    fn as_value(&self) -> Option<&Value> {
+        None
+    }
 }
 
 /// A completion: the payment, or the next request.
-#[derive(Debug, Clone, PartialEq)]
-pub enum Completion {
-    /// The payment as it is sent, and the landed read the pairing's bound needs beside it, where there is one.
+#[non_exhaustive]
+pub enum Completion<'a> {
+    /// The payment as a JSON value, read back with the pairing's `bound`, and the landed read the pairing's bound
+    /// needs beside it, where there is one.
     Payment {
         /// The payment.
         payment: Value,
         /// The landed read kept out of band.
         landed: Option<Value>,
     },
+    /// The payment as the pairing built it, read back with [`Pairing::bound_built`].
+    Built {
+        /// The payment.
+        payment: Box<dyn Built + 'a>,
+        /// The landed read kept out of band.
+        landed: Option<Value>,
+    },
     /// The next request of a payment signed in steps.
     Next(SigningRequest),
+}
+
+impl fmt::Debug for Completion<'_> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            Self::Payment { payment, landed } => {
+                f.debug_struct("Payment").field("payment", payment).field("landed", landed).finish()
+            }
+            Self::Built { payment, landed } => {
+                f.debug_struct("Built").field("payment", &payment.to_value()).field("landed", landed).finish()
+            }
+            Self::Next(next) => f.debug_tuple("Next").field(next).finish(),
+        }
+    }
+}
+
+impl Completion<'_> {
+    /// The payment as a JSON value, or `None` for a next request.
+    pub fn payment_value(&self) -> Option<Value> {
+        match self {
+            Self::Payment { payment, .. } => Some(payment.clone()),
+            Self::Built { payment, .. } => Some(payment.to_value()),
+            Self::Next(_) => None,
+        }
+    }
 }
 
 /// One pairing: a protocol binding and its buyer piece. Every method is pure and synchronous; only the gate does
@@ -123,6 +177,16 @@ pub trait Pairing: Send + Sync + fmt::Debug {
 
     /// Reads H back from a completed payment (with the landed read beside it, where the pairing needs one).
     fn bound(&self, presented: &Value, landed: Option<&Value>) -> Result<AtrHash, Refusal>;
+
+    /// Reads H back from a payment its own `complete` built, before it is written out. It must read exactly what
+    /// [`Pairing::bound`] reads from the same payment as a value; the default does just that, and a pairing whose
+    /// bound reads a payment's members in place reads the built payment's members instead of a copy.
+    fn bound_built(&self, built: &dyn Built, landed: Option<&Value>) -> Result<AtrHash, Refusal> {
+        match built.as_value() {
+            Some(payment) => self.bound(payment, landed),
+            None => self.bound(&built.to_value(), landed),
+        }
+    }
 
     /// Whether the signer, handed this first request, moves the money itself before the gate reads what was signed
     /// (it broadcasts, or pays an invoice): a later decline then carries what moved.

@@ -3,7 +3,7 @@
 
 use serde_json::{Map, Value};
 
-use super::{Filter, accepted_by, amount_of, timeout_seconds};
+use super::{Filter, accepted_by, amount_of, is_v2, timeout_seconds};
 use crate::decimal;
 use crate::json::{Member, safe_int};
 use crate::refusal::Refusal;
@@ -44,10 +44,10 @@ pub fn payable(option: &Map<String, Value>) -> bool {
 pub type Parts<'a> = (&'a Map<String, Value>, &'a Map<String, Value>);
 
 /// A presented x402 v2 payment of the pairing: its `accepted`, held to the pairing's filter, and its payload object.
-pub fn payload_of(presented: &Value, filter: Filter) -> Result<Parts<'_>, Refusal> {
-    let Some(p) = presented.as_object().filter(|p| p.member("x402Version").and_then(safe_int) == Some(2)) else {
+pub fn payload_of(p: &dyn Member, filter: Filter) -> Result<Parts<'_>, Refusal> {
+    if !is_v2(p) {
         return Err(Refusal::fixed("x402/not-v2"));
-    };
+    }
     let accepted = accepted_by(p.member("accepted"), filter)?;
     let payload = p.member("payload").and_then(Value::as_object).ok_or(Refusal::fixed("x402/payload-malformed"))?;
     Ok((accepted, payload))

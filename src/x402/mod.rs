@@ -7,13 +7,16 @@ pub mod channel;
 #[cfg(feature = "evm")]
 pub mod eip155;
 
+use std::borrow::Cow;
+
 use serde_json::{Map, Value};
 
 use crate::codec::b64_decode;
 use crate::hash::AtrHash;
-use crate::json::{Member, Object, is_offered, js_length, safe_int};
+use crate::json::{Member, Object, exact_object, is_offered, js_length, safe_int};
 use crate::link::{MAX_LINK_CHARS, is_agreement_url, is_https_link, is_other_scheme_link, link_fault};
-use crate::pairing::{Advertised, Chosen, Offer};
+use crate::pairing::{Advertised, Built, Chosen, Completion, Offer};
+use crate::payment::Payment;
 use crate::refusal::Refusal;
 
 /// The extension that carries H and the link.
@@ -66,9 +69,9 @@ pub fn amount_of(value: &Value) -> Option<&str> {
     (matches!(b.first(), Some(b'1'..=b'9')) && b.iter().all(u8::is_ascii_digit)).then_some(s)
 }
 
-/// Whether the document is an object with `x402Version` 2.
-pub fn is_v2(doc: &Value) -> bool {
-    doc.as_object().and_then(|d| d.member("x402Version")).and_then(safe_int) == Some(2)
+/// Whether the document (or a payment's members) is an object with `x402Version` 2.
+pub fn is_v2(doc: &(impl Member + ?Sized)) -> bool {
+    doc.member("x402Version").and_then(safe_int) == Some(2)
 }
 
 /// A member read the way the reference reads it: JSON `null` counts as absent.
@@ -176,7 +179,7 @@ pub fn check_chosen<'a>(
     accepted: Option<&'a Value>,
     filter: Filter,
 ) -> Result<(&'a Object, &'a Object), Refusal> {
-    let Some(req) = required.filter(|r| is_v2(r)).and_then(Value::as_object) else {
+    let Some(req) = required.filter(|r| is_v2(*r)).and_then(Value::as_object) else {
         return Err(Refusal::fixed("x402/not-v2"));
     };
     let accepts = match req.member("accepts") {
@@ -210,41 +213,138 @@ pub fn accepted_by(accepted: Option<&Value>, filter: Filter) -> Result<&Map<Stri
     }
 }
 
-/// The payment for the chosen option: the challenge's `resource` and `extensions` echoed unchanged (omitted when
-/// absent), `accepted` echoed exactly as the document wrote it.
-pub fn payment_with(required: &Map<String, Value>, accepted: &Map<String, Value>, payload: Value) -> Value {
-    let mut payment = Map::with_capacity(5);
-    payment.insert("x402Version".into(), Value::from(2));
-    if let Some(resource) = required.member("resource") {
-        payment.insert("resource".into(), resource.clone());
-    }
-    payment.insert("accepted".into(), Value::Object(accepted.clone()));
-    payment.insert("payload".into(), payload);
-    if let Some(extensions) = required.member("extensions") {
-        payment.insert("extensions".into(), extensions.clone());
-    }
-    Value::Object(payment)
+/// An x402 payment: `x402Version` 2, the challenge's `resource` and `extensions` echoed unchanged (omitted when
+/// absent), the chosen `accepted` echoed exactly as the document wrote it, and the pairing's payload. The echoed
+/// members are borrowed from the choice, so completing a payment copies only what the signer added; `extensions`
+/// is copied only to write the payment id into it.
+#[derive(Debug, Clone)]
+pub struct X402Payment<'a> {
+    version: Value,
+    resource: Option<&'a Value>,
+    accepted: &'a Value,
+    payload: Value,
+    extensions: Option<Cow<'a, Value>>,
 }
 
-/// The completed payment with `id = chosen.ref` added to the echoed payment-identifier `info`, where the challenge
-/// advertises that extension. The client may add to an extension's info but never overwrite it, so an info that is
-/// not an object or already holds an id makes the payment unwritable.
-pub fn with_payment_identifier(signed: Value, chosen: &Chosen) -> Result<Value, Refusal> {
-    let required = chosen.choice.member("required").unwrap_or(&Value::Null);
-    with_payment_identifier_of(signed, required, &chosen.reference)
+impl<'a> X402Payment<'a> {
+    /// The payment for the challenge `required` and its option `accepted`, with the id `reference` added to the
+    /// echoed payment-identifier `info` where the challenge advertises that extension. The client may add to an
+    /// extension's info but never overwrite it, so an info that is not an object or already holds an id makes the
+    /// payment unwritable (`x402/payment-identifier-unwritable`).
+    pub fn new(
+        required: &'a Map<String, Value>,
+        accepted: &'a Value,
+        payload: Value,
+        reference: Option<&str>,
+    ) -> Result<Self, Refusal> {
+        let extensions = echoed_extensions(required, reference)?;
+        Ok(Self { version: Value::from(2), resource: required.member("resource"), accepted, payload, extensions })
+    }
+
+    /// [`X402Payment::new`] with the id of the chosen payment.
+    pub fn for_chosen(
+        required: &'a Map<String, Value>,
+        accepted: &'a Value,
+        payload: Value,
+        chosen: &Chosen,
+    ) -> Result<Self, Refusal> {
+        Self::new(required, accepted, payload, Some(&chosen.reference))
+    }
+
+    fn entries(&self) -> impl Iterator<Item = (&'static str, &Value)> {
+        [
+            ("x402Version", Some(&self.version)),
+            ("resource", self.resource),
+            ("accepted", Some(self.accepted)),
+            ("payload", Some(&self.payload)),
+            ("extensions", self.extensions.as_deref()),
+        ]
+        .into_iter()
+        .filter_map(|(k, v)| v.map(|v| (k, v)))
+    }
+
+    /// The payment as a JSON value.
+    pub fn to_value(&self) -> Value {
+        Value::Object(self.entries().map(|(k, v)| (k.to_owned(), v.clone())).collect())
+    }
+
+    /// The completion that hands this payment to the gate.
+    pub fn completion(self) -> Completion<'a> {
+        Completion::Built { payment: Box::new(self), landed: None }
+    }
 }
 
-/// [`with_payment_identifier`] for the challenge `required` and the id `reference`.
-pub fn with_payment_identifier_of(mut signed: Value, required: &Value, reference: &str) -> Result<Value, Refusal> {
-    let advertised = required.member("extensions").and_then(Value::as_object);
-    if !advertised.is_some_and(|a| a.contains_key(PAYMENT_IDENTIFIER)) {
-        return Ok(signed);
+/// An x402 pairing's reading of H from a payment's members: the same function reads a payment just built and one
+/// presented later.
+pub type Read = fn(&dyn Member) -> Result<AtrHash, Refusal>;
+
+/// [`Pairing::bound_built`](crate::Pairing::bound_built) for an x402 pairing whose bound is `read` over the
+/// payment's members.
+pub fn bound_built(read: Read, built: &dyn Built) -> Result<AtrHash, Refusal> {
+    match built.members() {
+        Some(members) => read(members),
+        None => read(&built.to_value()),
     }
+}
+
+impl Member for X402Payment<'_> {
+    fn member(&self, key: &str) -> Option<&Value> {
+        self.entries().find_map(|(k, v)| (k == key).then_some(v))
+    }
+}
+
+impl Built for X402Payment<'_> {
+    fn members(&self) -> Option<&dyn Member> {
+        Some(self)
+    }
+
+    fn write(&self) -> Payment {
+        let mut members = [("", &Value::Null); 5];
+        let mut count = 0;
+        for (slot, entry) in members.iter_mut().zip(self.entries()) {
+            *slot = entry;
+            count += 1;
+        }
+        Payment::from_exact_text(exact_object(members.get(..count).unwrap_or_default()))
+    }
+
+    fn to_value(&self) -> Value {
+        X402Payment::to_value(self)
+    }
+}
+
+/// The challenge's `extensions` as a payment echoes them: borrowed, or copied with the id `reference` added to the
+/// payment-identifier `info` where the challenge advertises that extension (`x402/payment-identifier-unwritable`
+/// when that info is not an object or already holds an id).
+pub fn echoed_extensions<'a>(
+    required: &'a Map<String, Value>,
+    reference: Option<&str>,
+) -> Result<Option<Cow<'a, Value>>, Refusal> {
+    let extensions = required.member("extensions");
+    Ok(match (extensions, reference) {
+        (Some(e), Some(id)) if e.member(PAYMENT_IDENTIFIER).is_some() => Some(Cow::Owned(with_payment_id(e, id)?)),
+        (e, _) => e.map(Cow::Borrowed),
+    })
+}
+
+/// A payment value with its `extensions` replaced by the challenge's as [`echoed_extensions`] writes them for the
+/// chosen payment's id, for a pairing that builds its payment as a JSON value.
+pub fn with_payment_identifier(mut signed: Value, chosen: &Chosen) -> Result<Value, Refusal> {
+    let Some(required) = chosen.choice.member("required").and_then(Value::as_object) else { return Ok(signed) };
+    if let (Some(Cow::Owned(extensions)), Some(p)) =
+        (echoed_extensions(required, Some(&chosen.reference))?, signed.as_object_mut())
+    {
+        p.insert("extensions".into(), extensions);
+    }
+    Ok(signed)
+}
+
+/// The extensions with `id` written into the payment-identifier extension's `info`.
+fn with_payment_id(extensions: &Value, id: &str) -> Result<Value, Refusal> {
     let unwritable = || Refusal::fixed("x402/payment-identifier-unwritable");
-    let info = signed
-        .get_mut("extensions")
-        .and_then(Value::as_object_mut)
-        .and_then(|e| e.get_mut(PAYMENT_IDENTIFIER))
+    let mut extensions = extensions.clone();
+    let info = extensions
+        .get_mut(PAYMENT_IDENTIFIER)
         .and_then(Value::as_object_mut)
         .and_then(|ext| ext.get_mut("info"))
         .and_then(Value::as_object_mut)
@@ -252,8 +352,8 @@ pub fn with_payment_identifier_of(mut signed: Value, required: &Value, reference
     if info.contains_key("id") {
         return Err(unwritable());
     }
-    info.insert("id".into(), Value::String(reference.to_owned()));
-    Ok(signed)
+    info.insert("id".into(), Value::String(id.to_owned()));
+    Ok(extensions)
 }
 
 /// The first option, in document order, on the account's network. The buyer chooses among options by removing the

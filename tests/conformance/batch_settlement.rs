@@ -222,7 +222,7 @@ fn ec1() -> Outcome {
     // Through the gate: the build is the payment, finished with no answers.
     let chosen = Chosen { pairing: cloudflare::ID.into(), choice, reference: "r".repeat(32), agreement: None };
     match finish(b"abc", &chosen, &[], &cloudflare::PAIRING) {
-        Ok(terms::Finish::Finished(done)) => eq("finished", &done.signed, payload),
+        Ok(terms::Finish::Finished(done)) => eq("finished", &done.signed.to_value(), payload),
         other => Err(format!("finish: {other:?}").into()),
     }
 }
@@ -350,7 +350,7 @@ fn buyer(row: &Value) -> Outcome {
                 let abc = hex(input["check"][0]["bytesHex"].as_str().unwrap());
                 let (got, _) = transact_serving(&b2["doc"], pairing, Reply::ok(abc), &signer, &options);
                 let signed = match got.map_err(|d| d.detail)? {
-                    terms::Transaction::Signed(t) => t.signed,
+                    terms::Transaction::Signed(t) => t.signed.map(|p| p.to_value()),
                     other => return Err(format!("{other:?}").into()),
                 };
                 eq("transact", signed.as_ref(), Some(&input["presented"]))?;

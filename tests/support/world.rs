@@ -205,7 +205,7 @@ impl World {
         assert_eq!(calls.len(), 2, "signer calls");
         assert_eq!(message_of(&calls[0])["value"], self.b.agreement("option")["amount"]);
         assert_eq!(message_of(&calls[1])["value"], self.b.doc()["accepts"][0]["amount"]);
-        assert_eq!(t.signed.as_ref().unwrap()["payload"]["authorization"]["nonce"], json!(t.h.to_hex()));
+        assert_eq!(t.signed.as_ref().unwrap().to_value()["payload"]["authorization"]["nonce"], json!(t.h.to_hex()));
         let paid_requests = self.paid();
         assert_eq!(paid_requests.len(), paid, "paid requests");
         let first = paid_requests[0].header("payment-signature");
@@ -314,7 +314,10 @@ impl Atr {
         let Ok(Transaction::Signed(t)) = got else { panic!("expected a payment, got {}", summary(got)) };
         assert!(t.bytes == bytes, "paid for {} other bytes", t.bytes.len());
         assert_eq!(t.h, atr_hash(bytes));
-        assert_eq!(t.signed.as_ref().unwrap()["payload"]["authorization"]["nonce"], json!(atr_hash(bytes).to_hex()));
+        assert_eq!(
+            t.signed.as_ref().unwrap().to_value()["payload"]["authorization"]["nonce"],
+            json!(atr_hash(bytes).to_hex())
+        );
         assert_eq!(self.signer.count(), 1, "signer calls");
         self.assert_one_get();
     }

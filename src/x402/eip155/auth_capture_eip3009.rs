@@ -21,7 +21,7 @@ use crate::signer::TypedData;
 /// The pairing id.
 pub const ID: &str = "x402/auth-capture/eip155/eip3009";
 /// The pairing.
-pub static PAIRING: FamilyPairing<Signed> = FamilyPairing::new(Kind::AuthCaptureEip3009, true, build, bound);
+pub static PAIRING: FamilyPairing<Signed> = FamilyPairing::new(Kind::AuthCaptureEip3009, true, build);
 
 sol! {
     /// EIP-3009's authorization that only the payee (here the escrow's collector) may execute.
@@ -45,7 +45,7 @@ pub fn build(choice: &Map<String, Value>, h: &AtrHash) -> Result<Signed, Refusal
 
 /// Reads H back: the salt (or, for a bound option, the `saltNonce` the salt commits to), once the signed nonce is
 /// the escrow's payment hash with payer zero over that salt and the signed expiry.
-pub fn bound(presented: &Value) -> Result<AtrHash, Refusal> {
+pub fn bound(presented: &dyn Member) -> Result<AtrHash, Refusal> {
     bound_for(Kind::AuthCaptureEip3009, presented)
 }
 
@@ -112,7 +112,7 @@ fn salt_of(value: Option<&Value>) -> Option<AtrHash> {
 /// commitment must be the salt), once the signed nonce is the signature nonce rebuilt with payer zero. Under an
 /// option that binds neither a receiver authorizer nor a policy, a payload carrying a `saltNonce` is a binding
 /// option's payment, whose H is not its salt: `x402/salt-not-bound`.
-pub(super) fn bound_for(kind: Kind, presented: &Value) -> Result<AtrHash, Refusal> {
+pub(super) fn bound_for(kind: Kind, presented: &dyn Member) -> Result<AtrHash, Refusal> {
     let (p, payload) = presented_as(kind, presented)?;
     if !is_signature(payload.member("signature"), 1) {
         return Err(Refusal::fixed("x402/signature-malformed"));

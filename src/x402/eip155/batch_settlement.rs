@@ -19,7 +19,7 @@ use crate::decline::Declined;
 use crate::hash::AtrHash;
 use crate::json::{Member, safe_int};
 use crate::pairing::{
-    Advertised, Batch, Channel, ChannelKind, ChannelRef, ChooseContext, Chosen, Completion, Pairing, Unsigned,
+    Advertised, Batch, Built, Channel, ChannelKind, ChannelRef, ChooseContext, Chosen, Completion, Pairing, Unsigned,
     WithinArgs, WithinPlan,
 };
 use crate::refusal::Refusal;
@@ -27,8 +27,7 @@ use crate::signer::{Signature, SigningRequest, TypedData};
 use crate::x402::batch::{SCHEME, is_delay, is_hex_signature, payable, payload_of, u128_of};
 use crate::x402::channel::WithinOffer;
 use crate::x402::{
-    Served, check_chosen, first_on_network, payment_with, read_with, served_if, timeout_seconds,
-    with_payment_identifier, with_payment_identifier_of,
+    Served, X402Payment, bound_built, check_chosen, first_on_network, read_with, served_if, timeout_seconds,
 };
 
 /// The pairing id.
@@ -308,6 +307,10 @@ impl Pairing for BatchSettlement {
         bound(presented)
     }
 
+    fn bound_built(&self, built: &dyn Built, _landed: Option<&Value>) -> Result<AtrHash, Refusal> {
+        bound_built(bound, built)
+    }
+
     fn channel(&self) -> Option<&dyn Channel> {
         Some(self)
     }
@@ -318,7 +321,7 @@ impl Pairing for BatchSettlement {
 pub struct Opening {
     requests: Vec<SigningRequest>,
     required: Map<String, Value>,
-    accepted: Map<String, Value>,
+    accepted: Value,
     config: Value,
     channel_id: String,
     amount: u128,
@@ -434,7 +437,7 @@ pub fn build(choice: &Map<String, Value>, h: &AtrHash) -> Result<Opening, Refusa
     Ok(Opening {
         requests,
         required: required.clone(),
-        accepted: accepted.clone(),
+        accepted: Value::Object(accepted.clone()),
         config,
         channel_id,
         amount,
@@ -456,7 +459,7 @@ impl Unsigned for Opening {
         Ok(Some(SigningRequest::Batch { requests: self.requests.clone() }))
     }
 
-    fn complete(&self, answers: &[Signature], chosen: &Chosen) -> Result<Completion, Refusal> {
+    fn complete(&self, answers: &[Signature], chosen: &Chosen) -> Result<Completion<'_>, Refusal> {
         let list = batch_answers(answers, self.requests.len())?;
         let [deposit_sig, voucher_sig] = list.as_slice() else {
             return Err(Refusal::fixed("x402/signature-malformed"));
@@ -491,8 +494,7 @@ impl Unsigned for Opening {
             },
             "deposit": {"amount": self.deposit.to_string(), "authorization": authorization},
         });
-        let payment = payment_with(&self.required, &self.accepted, payload);
-        Ok(Completion::Payment { payment: with_payment_identifier(payment, chosen)?, landed: None })
+        Ok(X402Payment::for_chosen(&self.required, &self.accepted, payload, chosen)?.completion())
     }
 }
 
@@ -513,7 +515,7 @@ fn payload_kind(payload: &Map<String, Value>) -> Result<ChannelKind, Refusal> {
 
 /// The channel of a payment's configuration, which must equal its voucher's channel id (`x402/channel-id-mismatch`),
 /// lower-case. A configuration the channel contract's deposit refuses is `x402/payload-malformed`.
-fn channel_of(presented: &Value) -> Result<(ChannelRef, &Map<String, Value>), Refusal> {
+fn channel_of(presented: &dyn Member) -> Result<(ChannelRef, &Map<String, Value>), Refusal> {
     let (accepted, payload) = payload_of(presented, filter)?;
     let config = payload.member("channelConfig").unwrap_or(&Value::Null);
     if !is_deposit_config(config) {
@@ -564,7 +566,7 @@ fn check_deposit(payload: &Map<String, Value>) -> Result<(), Refusal> {
 
 /// Reads H back from an opening: the configuration's salt, once the deposit is one the contract takes and the
 /// configuration hashes to the voucher's channel id. No signature is verified here.
-pub fn bound(presented: &Value) -> Result<AtrHash, Refusal> {
+pub fn bound(presented: &dyn Member) -> Result<AtrHash, Refusal> {
     let (_, payload) = payload_of(presented, filter)?;
     if payload.member("type").and_then(Value::as_str) != Some("deposit") {
         return Err(Refusal::fixed("x402/not-an-opening"));
@@ -581,8 +583,8 @@ pub fn bound(presented: &Value) -> Result<AtrHash, Refusal> {
 #[derive(Debug, Clone)]
 pub struct InChannel {
     requests: Vec<SigningRequest>,
-    required: Value,
-    accepted: Map<String, Value>,
+    required: Map<String, Value>,
+    accepted: Value,
     config: Value,
     channel_id: String,
     max_claimable: u128,
@@ -615,8 +617,8 @@ pub fn build_within(offer: &WithinOffer, h: &AtrHash) -> Result<InChannel, Refus
     let channel_id = channel_id(chain_id, config)?;
     Ok(InChannel {
         requests: vec![eip712(voucher_typed_data(chain_id, &channel_id, max_claimable))],
-        required: Value::Object(required.clone()),
-        accepted: accepted.clone(),
+        required: required.clone(),
+        accepted: Value::Object(accepted.clone()),
         config: config.clone(),
         channel_id,
         max_claimable,
@@ -644,12 +646,7 @@ impl Batch for InChannel {
         if let (Some(Some(amount)), Some(p)) = (self.refund, payload.as_object_mut()) {
             p.insert("amount".into(), Value::String(amount.to_string()));
         }
-        let required = self.required.as_object().cloned().unwrap_or_default();
-        let payment = payment_with(&required, &self.accepted, payload);
-        match reference {
-            Some(r) => with_payment_identifier_of(payment, &self.required, r),
-            None => Ok(payment),
-        }
+        Ok(X402Payment::new(&self.required, &self.accepted, payload, reference)?.to_value())
     }
 }
 

@@ -10,13 +10,13 @@
 use serde_json::{Map, Value};
 
 use crate::hash::AtrHash;
-use crate::json::{Member, safe_int};
+use crate::json::Member;
 use crate::pairing::{Advertised, ChooseContext, Chosen, Completion, Offer, Pairing, Unsigned};
 use crate::refusal::Refusal;
 use crate::signer::{Signature, SigningRequest};
 use crate::x402::batch::SCHEME;
 use crate::x402::{
-    Served, accepted_by, amount_of, check_chosen, legal_context_of, read_with, served_if, timeout_seconds,
+    Served, accepted_by, amount_of, check_chosen, is_v2, legal_context_of, read_with, served_if, timeout_seconds,
     with_payment_identifier,
 };
 
@@ -139,17 +139,17 @@ impl Unsigned for Payment {
         Ok(None)
     }
 
-    fn complete(&self, _answers: &[Signature], chosen: &Chosen) -> Result<Completion, Refusal> {
+    fn complete(&self, _answers: &[Signature], chosen: &Chosen) -> Result<Completion<'_>, Refusal> {
         Ok(Completion::Payment { payment: with_payment_identifier(self.payment.clone(), chosen)?, landed: None })
     }
 }
 
 /// Reads H back: the echoed `extensions.legalContext` hash, from a payment whose `accepted` the filter serves. The
 /// agent's HTTP message signature is not verified here.
-pub fn bound(presented: &Value) -> Result<AtrHash, Refusal> {
-    let Some(p) = presented.as_object().filter(|p| p.member("x402Version").and_then(safe_int) == Some(2)) else {
+pub fn bound(p: &dyn Member) -> Result<AtrHash, Refusal> {
+    if !is_v2(p) {
         return Err(Refusal::fixed("x402/not-v2"));
-    };
+    }
     accepted_by(p.member("accepted"), filter)?;
     legal_context_of(p.member("extensions")).map(|(h, _)| h)
 }

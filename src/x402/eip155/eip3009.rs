@@ -11,12 +11,12 @@ use super::{Eip3009Token, chain_id_of, eip3009_message, eip3009_typed_data, is_a
 use crate::codec::is_hex;
 use crate::hash::AtrHash;
 use crate::json::{Member, safe_int};
-use crate::pairing::{Advertised, ChooseContext, Chosen, Completion, Pairing, Unsigned};
+use crate::pairing::{Advertised, Built, ChooseContext, Chosen, Completion, Pairing, Unsigned};
 use crate::refusal::Refusal;
 use crate::signer::{Signature, SigningRequest, TypedData};
 use crate::x402::{
-    Served, accepted_by, amount_of, check_chosen, payment_with, read_with, served_if, timeout_seconds,
-    with_payment_identifier,
+    Served, X402Payment, accepted_by, amount_of, bound_built, check_chosen, is_v2, read_with, served_if,
+    timeout_seconds,
 };
 
 /// The pairing id.
@@ -106,6 +106,10 @@ impl Pairing for Eip3009 {
     fn bound(&self, presented: &Value, _landed: Option<&Value>) -> Result<AtrHash, Refusal> {
         bound(presented)
     }
+
+    fn bound_built(&self, built: &dyn Built, _landed: Option<&Value>) -> Result<AtrHash, Refusal> {
+        bound_built(bound, built)
+    }
 }
 
 /// The unsigned EIP-3009 payment: the authorization's values, borrowed from the choice. The typed data is built
@@ -113,7 +117,7 @@ impl Pairing for Eip3009 {
 #[derive(Debug, Clone)]
 pub struct Authorization<'a> {
     required: &'a Map<String, Value>,
-    accepted: &'a Map<String, Value>,
+    accepted: &'a Value,
     payer: &'a str,
     pay_to: &'a str,
     amount: &'a str,
@@ -122,8 +126,8 @@ pub struct Authorization<'a> {
     version: &'a str,
     chain_id: u64,
     value: U256,
-    valid_before: String,
-    nonce: String,
+    valid_before: u64,
+    nonce: AtrHash,
 }
 
 impl Authorization<'_> {
@@ -136,7 +140,7 @@ impl Authorization<'_> {
 
     /// The authorization as signed (`value` as the uint256 decimal) or as sent (`value` as the option wrote it).
     fn message(&self, value: String) -> Map<String, Value> {
-        eip3009_message(self.payer, self.pay_to, value, self.valid_before.clone(), self.nonce.clone())
+        eip3009_message(self.payer, self.pay_to, value, self.valid_before.to_string(), self.nonce.to_hex())
     }
 }
 
@@ -147,6 +151,7 @@ pub fn build<'a>(choice: &'a Map<String, Value>, h: &AtrHash) -> Result<Authoriz
     let payer = choice.member("from").filter(|f| is_address(f)).and_then(Value::as_str).ok_or_else(malformed)?;
     let now = choice.member("now").and_then(safe_int).and_then(|n| u64::try_from(n).ok()).ok_or_else(malformed)?;
     let (required, accepted) = check_chosen(choice.member("required"), choice.member("accepted"), filter)?;
+    let echoed = choice.member("accepted").ok_or_else(malformed)?;
     // The filter has held every member below to its form; reading them again cannot fail.
     let text = |k: &str| accepted.member(k).and_then(Value::as_str).unwrap_or_default();
     let extra = accepted.member("extra").and_then(Value::as_object).ok_or_else(malformed)?;
@@ -154,10 +159,10 @@ pub fn build<'a>(choice: &'a Map<String, Value>, h: &AtrHash) -> Result<Authoriz
     let chain_id = accepted.member("network").and_then(chain_id_of).ok_or_else(malformed)?;
     let value = accepted.member("amount").and_then(uint256_of).ok_or_else(malformed)?;
     let timeout = accepted.member("maxTimeoutSeconds").and_then(timeout_seconds).ok_or_else(malformed)?;
-    let valid_before = now.checked_add(timeout).ok_or_else(malformed)?.to_string();
+    let valid_before = now.checked_add(timeout).ok_or_else(malformed)?;
     Ok(Authorization {
         required,
-        accepted,
+        accepted: echoed,
         payer,
         pay_to: text("payTo"),
         amount: text("amount"),
@@ -167,7 +172,7 @@ pub fn build<'a>(choice: &'a Map<String, Value>, h: &AtrHash) -> Result<Authoriz
         chain_id,
         value,
         valid_before,
-        nonce: h.to_hex(),
+        nonce: *h,
     })
 }
 
@@ -176,7 +181,7 @@ impl Unsigned for Authorization<'_> {
         Ok(Some(SigningRequest::Eip712 { typed_data: self.typed_data() }))
     }
 
-    fn complete(&self, answers: &[Signature], chosen: &Chosen) -> Result<Completion, Refusal> {
+    fn complete(&self, answers: &[Signature], chosen: &Chosen) -> Result<Completion<'_>, Refusal> {
         let malformed = || Refusal::fixed("x402/signature-malformed");
         let [answer] = answers else { return Err(malformed()) };
         let signature = answer.as_str().filter(|s| is_hex(s)).ok_or_else(malformed)?;
@@ -187,26 +192,26 @@ impl Unsigned for Authorization<'_> {
         let mut payload = Map::with_capacity(2);
         payload.insert("signature".into(), signature.into());
         payload.insert("authorization".into(), Value::Object(self.message(self.amount.to_owned())));
-        let payment = payment_with(self.required, self.accepted, Value::Object(payload));
-        Ok(Completion::Payment { payment: with_payment_identifier(payment, chosen)?, landed: None })
+        let payment = X402Payment::for_chosen(self.required, self.accepted, Value::Object(payload), chosen)?;
+        Ok(payment.completion())
     }
 }
 
 /// Reads H back: the authorization's nonce, from a payment whose `accepted` the pairing's filter serves. The
 /// signature's form is checked; it is not verified here.
-pub fn bound(presented: &Value) -> Result<AtrHash, Refusal> {
+pub fn bound(p: &dyn Member) -> Result<AtrHash, Refusal> {
     let payload_malformed = || Refusal::fixed("x402/payload-malformed");
-    let Some(p) = presented.as_object().filter(|p| p.member("x402Version").and_then(safe_int) == Some(2)) else {
+    if !is_v2(p) {
         return Err(Refusal::fixed("x402/not-v2"));
-    };
-    if p.contains_key("refused") {
+    }
+    if p.member("refused").is_some() {
         return Err(payload_malformed());
     }
     accepted_by(p.member("accepted"), filter)?;
     let payload = p.member("payload").and_then(Value::as_object).ok_or_else(payload_malformed)?;
     let authorization = payload.member("authorization").and_then(Value::as_object).ok_or_else(payload_malformed)?;
     for member in ["from", "to", "value", "validAfter", "validBefore", "nonce"] {
-        if !authorization.get(member).is_some_and(Value::is_string) {
+        if !authorization.member(member).is_some_and(Value::is_string) {
             return Err(payload_malformed());
         }
     }

@@ -15,12 +15,12 @@ use crate::json::{Member, js_length};
 use crate::pairing::{Chosen, Completion, Unsigned};
 use crate::refusal::Refusal;
 use crate::signer::{Fields, Signature, SigningRequest};
-use crate::x402::{LEGAL_CONTEXT, legal_context_info, payment_with, with_payment_identifier};
+use crate::x402::{LEGAL_CONTEXT, X402Payment, legal_context_info};
 
 /// The pairing id.
 pub const ID: &str = "x402/exact/eip155/erc7710";
 /// The pairing.
-pub static PAIRING: FamilyPairing<DelegationRequest> = FamilyPairing::new(Kind::Erc7710, false, build, bound);
+pub static PAIRING: FamilyPairing<DelegationRequest> = FamilyPairing::new(Kind::Erc7710, false, build);
 
 /// The members of a delegation answer, in the order the payload carries them.
 const DELEGATION: [&str; 3] = ["delegationManager", "permissionContext", "delegator"];
@@ -30,7 +30,7 @@ const DELEGATION: [&str; 3] = ["delegationManager", "permissionContext", "delega
 pub struct DelegationRequest {
     fields: Fields,
     required: Map<String, Value>,
-    accepted: Map<String, Value>,
+    accepted: Value,
 }
 
 impl DelegationRequest {
@@ -51,7 +51,7 @@ pub fn build(choice: &Map<String, Value>, h: &AtrHash) -> Result<DelegationReque
     fields.insert("payTo".into(), Value::String(c.text("payTo").to_owned()));
     fields.insert("amount".into(), Value::String(amount.to_string()));
     fields.insert("salt".into(), Value::String(h.to_hex()));
-    Ok(DelegationRequest { fields, required: c.required.clone(), accepted: c.accepted.clone() })
+    Ok(DelegationRequest { fields, required: c.required.clone(), accepted: c.option.clone() })
 }
 
 impl Unsigned for DelegationRequest {
@@ -61,7 +61,7 @@ impl Unsigned for DelegationRequest {
 
     /// The payment for an answer `{delegationManager, permissionContext, delegator}` of strings: two addresses and
     /// `0x` hex of at most 32 KiB, carried as given.
-    fn complete(&self, answers: &[Signature], chosen: &Chosen) -> Result<Completion, Refusal> {
+    fn complete(&self, answers: &[Signature], chosen: &Chosen) -> Result<Completion<'_>, Refusal> {
         let malformed = || Refusal::fixed("x402/signature-malformed");
         let [answer] = answers else { return Err(malformed()) };
         let answer = answer.as_json().as_object().ok_or_else(malformed)?;
@@ -77,14 +77,14 @@ impl Unsigned for DelegationRequest {
             return Err(Refusal::fixed("x402/permission-context-malformed"));
         }
         let payload: Map<String, Value> = DELEGATION.iter().map(|k| ((*k).to_owned(), member(k))).collect();
-        let payment = payment_with(&self.required, &self.accepted, Value::Object(payload));
-        Ok(Completion::Payment { payment: with_payment_identifier(payment, chosen)?, landed: None })
+        let payment = X402Payment::for_chosen(&self.required, &self.accepted, Value::Object(payload), chosen)?;
+        Ok(payment.completion())
     }
 }
 
 /// The presented payment and its ERC-7710 payload: `delegationManager` and `delegator` strings of at most 256
 /// UTF-16 code units, and a `permissionContext` string of at most 2 + 2 × 32 KiB.
-pub(crate) fn presented(kind: Kind, presented: &Value) -> Result<Presented<'_>, Refusal> {
+pub(crate) fn presented(kind: Kind, presented: &dyn Member) -> Result<Presented<'_>, Refusal> {
     let (p, payload) = presented_as(kind, presented)?;
     let context_ok = payload
         .member("permissionContext")
@@ -98,7 +98,7 @@ pub(crate) fn presented(kind: Kind, presented: &Value) -> Result<Presented<'_>, 
 
 /// Reads H back from the legal context the payment echoes (`extensions.legalContext.info`), once the payment is an
 /// ERC-7710 payment of an option the read offers. Nothing the delegator signed carries H at this level.
-pub fn bound(presented_payment: &Value) -> Result<AtrHash, Refusal> {
+pub fn bound(presented_payment: &dyn Member) -> Result<AtrHash, Refusal> {
     let (p, _) = presented(Kind::Erc7710, presented_payment)?;
     let info = p
         .member("extensions")

@@ -16,7 +16,7 @@ use crate::refusal::Refusal;
 /// The pairing id.
 pub const ID: &str = "x402/exact/eip155/erc7710-salt";
 /// The pairing.
-pub static PAIRING: FamilyPairing<DelegationRequest> = FamilyPairing::new(Kind::Erc7710Salt, true, build, bound);
+pub static PAIRING: FamilyPairing<DelegationRequest> = FamilyPairing::new(Kind::Erc7710Salt, true, build);
 
 /// The delegation request, as the unsigned level builds it.
 pub fn build(choice: &serde_json::Map<String, Value>, h: &AtrHash) -> Result<DelegationRequest, Refusal> {
@@ -25,7 +25,7 @@ pub fn build(choice: &serde_json::Map<String, Value>, h: &AtrHash) -> Result<Del
 
 /// Reads H back: the salt of the permission context's leaf (first) delegation, once the manager is the reference
 /// DelegationManager on the option's chain. Neither the caveats nor the signatures are read.
-pub fn bound(presented_payment: &Value) -> Result<AtrHash, Refusal> {
+pub fn bound(presented_payment: &dyn Member) -> Result<AtrHash, Refusal> {
     let (p, payload) = presented(Kind::Erc7710Salt, presented_payment)?;
     let network = p.member("accepted").and_then(|a| a.member("network")).unwrap_or(&Value::Null);
     if !is_reference_manager(payload.member("delegationManager").unwrap_or(&Value::Null), network) {

@@ -18,7 +18,7 @@ use crate::signer::TypedField;
 /// The pairing id.
 pub const ID: &str = "x402/exact/eip155/permit2";
 /// The pairing.
-pub static PAIRING: FamilyPairing<Signed> = FamilyPairing::new(Kind::ExactPermit2, true, build, bound);
+pub static PAIRING: FamilyPairing<Signed> = FamilyPairing::new(Kind::ExactPermit2, true, build);
 
 /// Builds the Permit2 witness transfer whose nonce is H, from a choice `{required, accepted, from, now}`: the
 /// option's amount of its asset, spender the exact proxy, deadline now + maxTimeoutSeconds, witness
@@ -28,7 +28,7 @@ pub fn build(choice: &Map<String, Value>, h: &AtrHash) -> Result<Signed, Refusal
 }
 
 /// Reads H back: the Permit2 nonce, once the spender is the exact proxy.
-pub fn bound(presented: &Value) -> Result<AtrHash, Refusal> {
+pub fn bound(presented: &dyn Member) -> Result<AtrHash, Refusal> {
     bound_for(Kind::ExactPermit2, presented)
 }
 
@@ -76,7 +76,7 @@ pub(super) fn build_for(kind: Kind, choice: &Map<String, Value>, h: &AtrHash) ->
 /// The Permit2 bound of the exact and upto schemes: H from the authorization's nonce (decimal or `0x` and 64 hex
 /// digits), once the spender is the scheme's proxy. As in the reference, the permitted token and amount and the
 /// witness are not compared with the option: the payee's facilitator settles what was signed, and H is what binds.
-pub(super) fn bound_for(kind: Kind, presented: &Value) -> Result<AtrHash, Refusal> {
+pub(super) fn bound_for(kind: Kind, presented: &dyn Member) -> Result<AtrHash, Refusal> {
     let (_, payload) = presented_as(kind, presented)?;
     if !is_signature(payload.member("signature"), 1) {
         return Err(Refusal::fixed("x402/signature-malformed"));

@@ -11,13 +11,12 @@ use crate::account::evm_account;
 use crate::codec::is_hex;
 use crate::hash::AtrHash;
 use crate::json::{Member, js_length, safe_int};
-use crate::pairing::{Advertised, ChooseContext, Chosen, Completion, Pairing, Unsigned};
+use crate::pairing::{Advertised, Built, ChooseContext, Chosen, Completion, Pairing, Unsigned};
 use crate::refusal::Refusal;
 use crate::signer::{Signature, SigningRequest, TypedData};
-use crate::x402::read_with;
 use crate::x402::{
-    Served, accepted_by, amount_of, check_chosen, first_on_network, is_v2, payment_with, timeout_seconds,
-    with_payment_identifier,
+    Read, Served, X402Payment, accepted_by, amount_of, bound_built, check_chosen, first_on_network, is_v2, read_with,
+    timeout_seconds,
 };
 
 /// The id of the EIP-3009 exact pairing, which the filter names for the options it leaves to that pairing.
@@ -81,6 +80,18 @@ impl Kind {
         match self {
             Self::Erc7710Salt => super::erc7710::ID,
             other => other.id(),
+        }
+    }
+
+    /// The pairing's reading of H from a payment's members.
+    pub(crate) const fn read(self) -> Read {
+        match self {
+            Self::ExactPermit2 => super::exact_permit2::bound,
+            Self::UptoPermit2 => super::upto_permit2::bound,
+            Self::Erc7710 => super::erc7710::bound,
+            Self::Erc7710Salt => super::erc7710_salt::bound,
+            Self::AuthCaptureEip3009 => super::auth_capture_eip3009::bound,
+            Self::AuthCapturePermit2 => super::auth_capture_permit2::bound,
         }
     }
 
@@ -281,6 +292,8 @@ pub(crate) fn choose_for(id: &str, read: &Advertised<'_>, ctx: &ChooseContext<'_
 #[derive(Debug, Clone)]
 pub(crate) struct Choice<'a> {
     pub(crate) required: &'a Map<String, Value>,
+    /// The option, as the choice holds it (an object: the checks have passed).
+    pub(crate) option: &'a Value,
     pub(crate) accepted: &'a Map<String, Value>,
     pub(crate) payer: &'a str,
     pub(crate) chain_id: u64,
@@ -305,10 +318,11 @@ pub(crate) fn choice_of(kind: Kind, choice: &Map<String, Value>) -> Result<Choic
     let payer = choice.member("from").filter(|f| is_address(f)).and_then(Value::as_str).ok_or_else(malformed)?;
     let now = choice.member("now").and_then(safe_int).and_then(|n| u64::try_from(n).ok()).ok_or_else(malformed)?;
     let (required, accepted) = check_chosen(choice.member("required"), choice.member("accepted"), filter_of(kind))?;
+    let option = choice.member("accepted").ok_or_else(malformed)?;
     let chain_id = network_chain(accepted).ok_or_else(malformed)?;
     let timeout = accepted.member("maxTimeoutSeconds").and_then(timeout_seconds).ok_or_else(malformed)?;
     let deadline = now.checked_add(timeout).ok_or_else(malformed)?;
-    Ok(Choice { required, accepted, payer, chain_id, deadline })
+    Ok(Choice { required, option, accepted, payer, chain_id, deadline })
 }
 
 /// `0x` and an even number of hex digits, from `min_bytes` to 8 KiB.
@@ -343,14 +357,14 @@ pub fn nonce_as_hash(nonce: &str) -> Option<AtrHash> {
     Some(AtrHash::from_bytes(value.to_be_bytes()))
 }
 
-/// A presented payment and its payload, both objects.
-pub(crate) type Presented<'a> = (&'a Map<String, Value>, &'a Map<String, Value>);
+/// A presented payment's members and its payload object.
+pub(crate) type Presented<'a> = (&'a dyn Member, &'a Map<String, Value>);
 
 /// A presented payment whose `accepted` the pairing's read offers, with its payload as an object.
-pub(crate) fn presented_as(kind: Kind, presented: &Value) -> Result<Presented<'_>, Refusal> {
-    let Some(p) = presented.as_object().filter(|_| is_v2(presented)) else {
+pub(crate) fn presented_as(kind: Kind, p: &dyn Member) -> Result<Presented<'_>, Refusal> {
+    if !is_v2(p) {
         return Err(Refusal::fixed("x402/not-v2"));
-    };
+    }
     accepted_by(p.member("accepted"), filter_of(kind))?;
     let payload = p.member("payload").and_then(Value::as_object).ok_or(Refusal::fixed("x402/payload-malformed"))?;
     Ok((p, payload))
@@ -361,13 +375,14 @@ pub(crate) fn presented_as(kind: Kind, presented: &Value) -> Result<Presented<'_
 pub struct Signed {
     typed_data: TypedData,
     required: Map<String, Value>,
-    accepted: Map<String, Value>,
+    accepted: Value,
     payload: Map<String, Value>,
 }
 
 impl Signed {
     pub(crate) fn new(typed_data: TypedData, choice: &Choice<'_>, payload: Map<String, Value>) -> Self {
-        Self { typed_data, required: choice.required.clone(), accepted: choice.accepted.clone(), payload }
+        let (required, accepted) = (choice.required.clone(), choice.option.clone());
+        Self { typed_data, required, accepted, payload }
     }
 
     /// The typed data the payer signs.
@@ -387,7 +402,7 @@ impl Unsigned for Signed {
     }
 
     /// The payload with the signature first: a hex signature of 65 bytes to 8 KiB.
-    fn complete(&self, answers: &[Signature], chosen: &Chosen) -> Result<Completion, Refusal> {
+    fn complete(&self, answers: &[Signature], chosen: &Chosen) -> Result<Completion<'_>, Refusal> {
         let malformed = || Refusal::fixed("x402/signature-malformed");
         let [answer] = answers else { return Err(malformed()) };
         if !is_signature(Some(answer.as_json()), MIN_SIGNED_BYTES) {
@@ -396,8 +411,8 @@ impl Unsigned for Signed {
         let mut payload = Map::new();
         payload.insert("signature".into(), answer.as_json().clone());
         payload.extend(self.payload.iter().map(|(k, v)| (k.clone(), v.clone())));
-        let payment = payment_with(&self.required, &self.accepted, Value::Object(payload));
-        Ok(Completion::Payment { payment: with_payment_identifier(payment, chosen)?, landed: None })
+        let payment = X402Payment::for_chosen(&self.required, &self.accepted, Value::Object(payload), chosen)?;
+        Ok(payment.completion())
     }
 }
 
@@ -407,7 +422,6 @@ pub struct FamilyPairing<U> {
     kind: Kind,
     public_proof: bool,
     build: fn(&Map<String, Value>, &AtrHash) -> Result<U, Refusal>,
-    bound: fn(&Value) -> Result<AtrHash, Refusal>,
 }
 
 impl<U> FamilyPairing<U> {
@@ -415,9 +429,8 @@ impl<U> FamilyPairing<U> {
         kind: Kind,
         public_proof: bool,
         build: fn(&Map<String, Value>, &AtrHash) -> Result<U, Refusal>,
-        bound: fn(&Value) -> Result<AtrHash, Refusal>,
     ) -> Self {
-        Self { kind, public_proof, build, bound }
+        Self { kind, public_proof, build }
     }
 }
 
@@ -449,6 +462,10 @@ impl<U: Unsigned + 'static> Pairing for FamilyPairing<U> {
     }
 
     fn bound(&self, presented: &Value, _landed: Option<&Value>) -> Result<AtrHash, Refusal> {
-        (self.bound)(presented)
+        (self.kind.read())(presented)
+    }
+
+    fn bound_built(&self, built: &dyn Built, _landed: Option<&Value>) -> Result<AtrHash, Refusal> {
+        bound_built(self.kind.read(), built)
     }
 }

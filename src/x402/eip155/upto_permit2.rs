@@ -8,12 +8,13 @@ use serde_json::{Map, Value};
 use super::exact_permit2::{bound_for, build_for};
 use super::family::{Kind, Signed};
 use crate::hash::AtrHash;
+use crate::json::Member;
 use crate::refusal::Refusal;
 
 /// The pairing id.
 pub const ID: &str = "x402/upto/eip155/permit2";
 /// The pairing.
-pub static PAIRING: FamilyPairing<Signed> = FamilyPairing::new(Kind::UptoPermit2, true, build, bound);
+pub static PAIRING: FamilyPairing<Signed> = FamilyPairing::new(Kind::UptoPermit2, true, build);
 
 /// Builds the Permit2 witness transfer whose nonce is H, from a choice `{required, accepted, from, now}`: at most
 /// the option's amount, spender the upto proxy, deadline now + maxTimeoutSeconds, witness
@@ -23,6 +24,6 @@ pub fn build(choice: &Map<String, Value>, h: &AtrHash) -> Result<Signed, Refusal
 }
 
 /// Reads H back: the Permit2 nonce, once the spender is the upto proxy and the witness names a facilitator.
-pub fn bound(presented: &Value) -> Result<AtrHash, Refusal> {
+pub fn bound(presented: &dyn Member) -> Result<AtrHash, Refusal> {
     bound_for(Kind::UptoPermit2, presented)
 }

@@ -155,7 +155,7 @@ fn agreement_exchange() -> Outcome {
             serde_json::to_value(&t.agreement).unwrap(),
             fixed.agreement(ba1["expect"]["receipt"].as_str().unwrap()),
         )?;
-        let signed = t.signed.ok_or_else(|| fail("no payment"))?;
+        let signed = t.signed.ok_or_else(|| fail("no payment"))?.to_value();
         eq("check", check(&fixed.bytes("A"), &signed, pairing).map(|c| c.h), Ok(t.h))?;
         eq(
             "check C",

@@ -127,10 +127,10 @@ pub(crate) fn want_code(v: &Value) -> Option<String> {
 }
 
 /// The payment a completion gives.
-pub(crate) fn payment_of(done: Result<Completion, Refusal>) -> Result<Value, Failed> {
+pub(crate) fn payment_of(done: Result<Completion<'_>, Refusal>) -> Result<Value, Failed> {
     match done {
-        Ok(Completion::Payment { payment, .. }) => Ok(payment),
         Ok(Completion::Next(n)) => Err(fail(format!("unexpected next {n:?}"))),
+        Ok(completion) => completion.payment_value().ok_or_else(|| fail(format!("no payment in {completion:?}"))),
         Err(r) => Err(fail(format!("refused {r}"))),
     }
 }

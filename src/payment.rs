@@ -1,0 +1,131 @@
+//! The payment as it is sent: the JSON text of the payment the pairing read H back from, written once.
+
+use std::fmt;
+
+use serde::{Deserialize, Deserializer, Serialize, Serializer};
+use serde_json::Value;
+
+use crate::codec::b64_encode;
+use crate::json::{exact_string, read_exact, to_js_string};
+
+/// A payment in its protocol's JSON form, held as compact JSON text in the order the pairing wrote its members. The
+/// gate writes it once, after the pairing read H back from the payment, so what a caller sends is the payment that
+/// was checked, and a payment that echoes most of the seller's offer is not copied member by member to get there.
+///
+/// The text reads back as exactly the value it was written from ([`Payment::to_value`]): every number as it was
+/// parsed, any nesting. It serialises as that value (not as a string), so `Finished` and `Transacted` keep the
+/// reference's shape.
+#[derive(Clone, PartialEq, Eq, Hash)]
+pub struct Payment(String);
+
+impl Payment {
+    /// The payment for a JSON value.
+    pub fn from_value(value: &Value) -> Self {
+        Self(exact_string(value))
+    }
+
+    /// Text the crate wrote with [`crate::json::exact_object`] or [`exact_string`].
+    pub(crate) fn from_exact_text(text: String) -> Self {
+        Self(text)
+    }
+
+    /// The JSON text.
+    pub fn as_str(&self) -> &str {
+        &self.0
+    }
+
+    /// The JSON text, owned.
+    pub fn into_string(self) -> String {
+        self.0
+    }
+
+    /// The payment as a JSON value: the value it was written from.
+    pub fn to_value(&self) -> Value {
+        // Every Payment holds text the crate wrote from a value, which reads back.
+        read_exact(&self.0).unwrap_or(Value::Null)
+    }
+
+    /// The value of the x402 `PAYMENT-SIGNATURE` header: padded standard base64 of the text JSON.stringify writes for
+    /// the payment. `None` when the payment nests more than 64 levels, which the protocols' JSON readers refuse.
+    pub fn header(&self) -> Option<String> {
+        to_js_string(&self.to_value()).map(|text| b64_encode(text.as_bytes()))
+    }
+}
+
+impl fmt::Debug for Payment {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_tuple("Payment").field(&self.0).finish()
+    }
+}
+
+impl fmt::Display for Payment {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(&self.0)
+    }
+}
+
+impl Serialize for Payment {
+    fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        self.to_value().serialize(serializer)
+    }
+}
+
+impl<'de> Deserialize<'de> for Payment {
+    fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        Value::deserialize(deserializer).map(|v| Self::from_value(&v))
+    }
+}
+
+impl PartialEq<Value> for Payment {
+    fn eq(&self, other: &Value) -> bool {
+        self.to_value() == *other
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use serde_json::json;
+
+    use super::*;
+
+    #[test]
+    fn the_text_reads_back_as_the_value_it_was_written_from() {
+        let value = json!({
+            "z": 1.0, "a": -0.0, "big": 18_446_744_073_709_551_615u64, "neg": -9_007_199_254_740_993i64,
+            "tiny": 5e-324, "exp": 1e21, "text": "caf\u{e9} \"q\" \\ \n \u{1}", "2": [], "1": {}, "list": [null, true, 0.1]
+        });
+        let payment = Payment::from_value(&value);
+        let back = payment.to_value();
+        assert_eq!(back, value);
+        // Member order and number forms are kept, which `==` on values does not show.
+        assert_eq!(serde_json::to_string(&back).unwrap(), serde_json::to_string(&value).unwrap());
+        assert_eq!(payment.as_str(), serde_json::to_string(&value).unwrap());
+    }
+
+    #[test]
+    fn any_nesting_reads_back_and_only_the_header_has_a_limit() {
+        let deep = |levels: usize| (0..levels).fold(json!("x"), |inner, _| json!({ "a": inner }));
+        let payment = Payment::from_value(&deep(200));
+        assert_eq!(payment.to_value(), deep(200));
+        assert_eq!(payment.header(), None);
+        assert!(Payment::from_value(&deep(63)).header().is_some());
+    }
+
+    #[test]
+    fn the_header_is_base64_of_the_json_stringify_text() {
+        let payment = Payment::from_value(&json!({"x402Version": 2, "n": 60.0, "s": "Caf\u{e9}"}));
+        assert_eq!(payment.as_str(), r#"{"x402Version":2,"n":60.0,"s":"Café"}"#);
+        let header = payment.header().unwrap();
+        assert_eq!(crate::codec::b64_decode(&header).unwrap(), r#"{"x402Version":2,"n":60,"s":"Café"}"#.as_bytes());
+    }
+
+    #[test]
+    fn it_serialises_as_the_payment_value() {
+        let value = json!({"x402Version": 2, "payload": {"signature": "0x00"}});
+        let payment = Payment::from_value(&value);
+        assert_eq!(serde_json::to_value(&payment).unwrap(), value);
+        let again: Payment = serde_json::from_value(value.clone()).unwrap();
+        assert_eq!(again, payment);
+        assert!(payment == value);
+    }
+}
