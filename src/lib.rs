@@ -34,7 +34,7 @@ pub use gate::{
     retry_seconds, transact, within,
 };
 pub use hash::{AtrHash, MAX_ATR_BYTES, NotAHash, atr_hash, hash_equals};
-pub use pairing::{ChannelHold, Chosen, Pairing, Refund, pairing};
+pub use pairing::{ChannelHold, Chosen, Document, Pairing, Refund, pairing};
 pub use payment::Payment;
 pub use refusal::Refusal;
 pub use signer::{Signature, Signer, SignerError, SigningRequest, TypedData};

@@ -692,3 +692,21 @@ fn payment_with_a_refused_member_to_check() {
     payment["code"] = json!("x402/nothing-to-sign");
     held.declined(check(&held.c.bytes, &payment, eip3009()), DeclineCode::SignedNotBound, NOT_READ);
 }
+
+/// A document handed over (`Value`) is moved into the choice; one lent (`&Value`) is copied. Either way the gate
+/// confirms the same payment, and the choice holds the document whole, first, as `required`.
+#[test]
+fn a_document_handed_over_confirms_what_a_lent_one_does() {
+    let b = Buyer::load();
+    let fetch = ScriptedFetch::new().script(&link_of(&b.doc()), vec![Reply::ok(b.a()), Reply::ok(b.a())]);
+    let (lent, owned) = paused().block_on(async {
+        let doc = b.doc();
+        let lent = confirm(&doc, eip3009(), &b.account(), &fetch, &b.options()).await.unwrap();
+        let owned = confirm(doc, eip3009(), &b.account(), &fetch, &b.options()).await.unwrap();
+        (lent, owned)
+    });
+    assert_eq!(lent, owned);
+    assert_eq!(owned.chosen.choice.keys().next().map(String::as_str), Some("required"));
+    assert_eq!(owned.chosen.choice["required"], b.doc());
+    assert_eq!(fetch.asked().len(), 2, "one fetch each");
+}

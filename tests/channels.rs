@@ -681,6 +681,9 @@ impl Pairing for Altered {
     fn choose(&self, read: &Advertised<'_>, ctx: &ChooseContext<'_>) -> Result<Chosen, Refusal> {
         evm::PAIRING.choose(read, ctx)
     }
+    fn document_member(&self) -> Option<&'static str> {
+        evm::PAIRING.document_member()
+    }
     fn build<'a>(&'a self, chosen: &'a Chosen, atr: &'a [u8], h: &AtrHash) -> Result<Box<dyn Unsigned + 'a>, Refusal> {
         evm::PAIRING.build(chosen, atr, h)
     }
@@ -795,6 +798,9 @@ impl Pairing for Unfiltered {
     }
     fn choose(&self, read: &Advertised<'_>, ctx: &ChooseContext<'_>) -> Result<Chosen, Refusal> {
         evm::PAIRING.choose(read, ctx)
+    }
+    fn document_member(&self) -> Option<&'static str> {
+        evm::PAIRING.document_member()
     }
     fn build<'a>(&'a self, chosen: &'a Chosen, atr: &'a [u8], h: &AtrHash) -> Result<Box<dyn Unsigned + 'a>, Refusal> {
         evm::PAIRING.build(chosen, atr, h)

@@ -22,7 +22,7 @@ use crate::fetch::{Fetch, Request};
 use crate::hash::{AtrHash, atr_hash, hash_equals};
 use crate::json::{Member, is_offered};
 use crate::link::{is_https_link, link_fault};
-use crate::pairing::{ChooseContext, Chosen, Pairing, x402_pairings};
+use crate::pairing::{ChooseContext, Chosen, Pairing, keep_document, x402_pairings};
 use crate::payment::Payment;
 use crate::signer::Signer;
 use crate::x402::{MAX_OPTIONS, decode_payment_required, timeout_seconds};
@@ -245,7 +245,10 @@ fn select(
         let reference = options.ids.next_id();
         let ctx = ChooseContext { account, inputs: &options.inputs, now, reference: &reference, doc: &only };
         match pairing.choose(&read, &ctx) {
-            Ok(chosen) => return Ok(Selected { option: option.clone(), pairing, h: read.h, chosen, limits }),
+            Ok(mut chosen) => {
+                keep_document(pairing, &mut chosen, only.clone());
+                return Ok(Selected { option: option.clone(), pairing, h: read.h, chosen, limits });
+            }
             Err(r) => {
                 unpayable.get_or_insert_with(|| r.code().to_owned());
             }

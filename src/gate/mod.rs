@@ -23,7 +23,7 @@ use crate::fetch::Fetch;
 use crate::hash::{AtrHash, MAX_ATR_BYTES, atr_hash};
 use crate::json::Member;
 use crate::link::{is_https_link, link_fault};
-use crate::pairing::{Built, ChooseContext, Chosen, Completion, Pairing, Unsigned, namespace};
+use crate::pairing::{Built, ChooseContext, Chosen, Completion, Document, Pairing, Unsigned, keep_document, namespace};
 use crate::payment::Payment;
 use crate::refusal::{Refusal, nothing_to_sign};
 use crate::signer::{Signature, Signer, SigningRequest};
@@ -87,39 +87,48 @@ fn answers_json(answers: &[Signature]) -> Value {
 ///
 /// Order: read → choose → link rule → one fetch → compare → agreement offered → build → request. So an offer with
 /// no payable option is never fetched, and a mismatch is found before anything is built.
+///
+/// `doc` is the seller's document, borrowed (`&Value`: the choice keeps a copy) or handed over (`Value`: moved
+/// into the choice, nothing copied).
 pub async fn confirm(
-    doc: &Value,
+    doc: impl Document,
     pairing: &dyn Pairing,
     account: &str,
     fetch: &dyn Fetch,
     options: &Options,
 ) -> Result<Confirmed, Declined> {
-    let read = guarded(|| pairing.read(doc), || ns_code(pairing, "member-failed"))
-        .map_err(|r| decline(DeclineCode::OfferUnreadable, r.code()))?;
-    let agreement = if pairing.public_proof() { None } else { read.agreement.clone() };
-    let reference = options.ids.next_id();
-    let ctx = ChooseContext { account, inputs: &options.inputs, now: options.clock.now(), reference: &reference, doc };
-    let mut chosen = guarded(|| pairing.choose(&read, &ctx), || ns_code(pairing, "member-failed"))
-        .map_err(|r| decline(DeclineCode::NoPayableOption, r.code()))?;
-    chosen.agreement = agreement;
-    if !is_https_link(&read.link) {
-        let detail = format!("{}/{}", namespace(pairing.id()), link_fault(&read.link));
+    let (h, link, mut chosen) = {
+        let doc = doc.get();
+        let read = guarded(|| pairing.read(doc), || ns_code(pairing, "member-failed"))
+            .map_err(|r| decline(DeclineCode::OfferUnreadable, r.code()))?;
+        let reference = options.ids.next_id();
+        let ctx =
+            ChooseContext { account, inputs: &options.inputs, now: options.clock.now(), reference: &reference, doc };
+        let mut chosen = guarded(|| pairing.choose(&read, &ctx), || ns_code(pairing, "member-failed"))
+            .map_err(|r| decline(DeclineCode::NoPayableOption, r.code()))?;
+        chosen.agreement = if pairing.public_proof() { None } else { read.agreement };
+        (read.h, read.link, chosen)
+    };
+    if !is_https_link(&link) {
+        let detail = format!("{}/{}", namespace(pairing.id()), link_fault(&link));
         return Err(decline(DeclineCode::LinkNotHttps, detail));
     }
-    let bytes = atr::fetch_atr(fetch, &read.link).await?;
-    let h = atr_hash(&bytes);
-    if read.h != h {
+    let bytes = atr::fetch_atr(fetch, &link).await?;
+    let h_bytes = atr_hash(&bytes);
+    if h != h_bytes {
         return Err(decline(
             DeclineCode::HashMismatch,
             "The bytes the link served do not hash to the advertised ATR hash.",
         ));
     }
+    let h = h_bytes;
     if !pairing.public_proof() && chosen.agreement.is_none() {
         return Err(decline(
             DeclineCode::AgreementNotOffered,
             "The pairing's payment carries no public proof and the offer names no agreement URL.",
         ));
     }
+    keep_document(pairing, &mut chosen, doc.into_value());
     let request = match build(pairing, &chosen, &bytes, &h) {
         Ok(unsigned) => request_of(pairing, unsigned.as_ref()),
         Err(r) if r.is_nothing_to_sign() => Ok(None),
@@ -289,7 +298,7 @@ pub(crate) async fn sign_steps(
 /// finish: the signer is called at most once per step of the payment, and never before the bytes are compared or
 /// after a decline.
 pub async fn transact(
-    doc: &Value,
+    doc: impl Document,
     pairing: &dyn Pairing,
     signer: &dyn Signer,
     fetch: &dyn Fetch,

@@ -168,8 +168,15 @@ pub trait Pairing: Send + Sync + fmt::Debug {
     /// Reads H, the link, the options and the agreement URL from the seller's document.
     fn read<'a>(&self, doc: &'a Value) -> Result<Advertised<'a>, Refusal>;
 
-    /// Chooses the first option the signer's account can pay.
+    /// Chooses the first option the signer's account can pay. The choice leaves out the seller's document itself
+    /// where [`Pairing::document_member`] names a member for it: the gate puts it there ([`keep_document`]).
     fn choose(&self, read: &Advertised<'_>, ctx: &ChooseContext<'_>) -> Result<Chosen, Refusal>;
+
+    /// The member of this pairing's choice that holds the seller's whole document, filled in by the gate after
+    /// `choose`, so that a caller who hands the gate its document has it moved into the choice instead of copied.
+    fn document_member(&self) -> Option<&'static str> {
+        None
+    }
 
     /// Builds the unsigned payment with H, the hash of `atr`. It may borrow from `chosen` and `atr`, so building
     /// copies nothing the payment does not need.
@@ -198,6 +205,44 @@ pub trait Pairing: Send + Sync + fmt::Debug {
     /// The pairing's channel members, when its payments run in a channel the buyer holds.
     fn channel(&self) -> Option<&dyn Channel> {
         None
+    }
+}
+
+/// Puts the seller's document into the choice, first, under the member the pairing keeps it in (nothing where the
+/// pairing keeps none): what `choose` left out, so that the choice is what `build` takes.
+pub fn keep_document(pairing: &dyn Pairing, chosen: &mut Chosen, doc: Value) {
+    if let Some(member) = pairing.document_member() {
+        chosen.choice.shift_insert(0, member.to_owned(), doc);
+    }
+}
+
+/// The seller's document as a caller hands it to the gate: borrowed, and the gate copies what the choice keeps of
+/// it; or owned, and the gate moves it into the choice.
+pub trait Document: Send {
+    /// The document.
+    fn get(&self) -> &Value;
+
+    /// The document, owned.
+    fn into_value(self) -> Value;
+}
+
+impl Document for Value {
+    fn get(&self) -> &Value {
+        self
+    }
+
+    fn into_value(self) -> Value {
+        self
+    }
+}
+
+impl Document for &Value {
+    fn get(&self) -> &Value {
+        self
+    }
+
+    fn into_value(self) -> Value {
+        self.clone()
     }
 }
 

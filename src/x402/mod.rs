@@ -25,6 +25,8 @@ pub const LEGAL_CONTEXT: &str = "legalContext";
 pub const MAX_OPTIONS: usize = 32;
 /// The longest `PAYMENT-REQUIRED` header the gate decodes, in characters.
 pub const MAX_HEADER_CHARS: usize = 65_536;
+/// The member of an x402 choice that holds the `PAYMENT-REQUIRED` document.
+pub const DOCUMENT: &str = "required";
 /// The idempotency extension the client writes its payment id into.
 pub const PAYMENT_IDENTIFIER: &str = "payment-identifier";
 

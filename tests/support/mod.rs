@@ -537,6 +537,9 @@ impl Pairing for Stub {
     fn choose(&self, read: &Advertised<'_>, ctx: &ChooseContext<'_>) -> Result<Chosen, Refusal> {
         self.inner.choose(read, ctx)
     }
+    fn document_member(&self) -> Option<&'static str> {
+        self.inner.document_member()
+    }
     fn build<'a>(&'a self, chosen: &'a Chosen, atr: &'a [u8], h: &AtrHash) -> Result<Box<dyn Unsigned + 'a>, Refusal> {
         self.built_with.lock().unwrap().push(*h);
         self.inner.build(chosen, atr, h)

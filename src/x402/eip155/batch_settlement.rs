@@ -27,7 +27,7 @@ use crate::signer::{Signature, SigningRequest, TypedData};
 use crate::x402::batch::{SCHEME, is_delay, is_hex_signature, payable, payload_of, u128_of};
 use crate::x402::channel::WithinOffer;
 use crate::x402::{
-    Served, X402Payment, bound_built, check_chosen, first_on_network, read_with, served_if, timeout_seconds,
+    DOCUMENT, Served, X402Payment, bound_built, check_chosen, first_on_network, read_with, served_if, timeout_seconds,
 };
 
 /// The pairing id.
@@ -259,7 +259,7 @@ impl Pairing for BatchSettlement {
         let account = Account::parse(ctx.account)
             .filter(|a| a.namespace == "eip155" && is_address_text(&a.address))
             .ok_or_else(no_option)?;
-        let (required, accepted) = first_on_network(read, &account.network).map_err(|_| no_option())?;
+        let (_, accepted) = first_on_network(read, &account.network).map_err(|_| no_option())?;
         let missing = || Refusal::fixed("x402/input-missing");
         let authorizer = ctx.inputs.member("payerAuthorizer");
         if authorizer.is_some_and(|a| !is_address(a)) {
@@ -289,7 +289,6 @@ impl Pairing for BatchSettlement {
         }
         let salt = salt.cloned().unwrap_or_else(|| Value::String(random_salt(ctx.reference, ctx.now)));
         let mut choice = Map::new();
-        choice.insert("required".into(), required.clone());
         choice.insert("accepted".into(), accepted.clone());
         choice.insert("from".into(), Value::String(account.address));
         choice.insert("now".into(), Value::from(ctx.now));
@@ -297,6 +296,10 @@ impl Pairing for BatchSettlement {
         choice.insert("deposit".into(), Value::String(decimal::format(deposit)));
         choice.insert("authSalt".into(), salt);
         Ok(Chosen { pairing: ID.into(), choice, reference: ctx.reference.into(), agreement: None })
+    }
+
+    fn document_member(&self) -> Option<&'static str> {
+        Some(DOCUMENT)
     }
 
     fn build<'a>(&'a self, chosen: &'a Chosen, _atr: &'a [u8], h: &AtrHash) -> Result<Box<dyn Unsigned + 'a>, Refusal> {

@@ -16,8 +16,8 @@ use crate::refusal::Refusal;
 use crate::signer::{Signature, SigningRequest};
 use crate::x402::batch::SCHEME;
 use crate::x402::{
-    Served, accepted_by, amount_of, check_chosen, is_v2, legal_context_of, read_with, served_if, timeout_seconds,
-    with_payment_identifier,
+    DOCUMENT, Served, accepted_by, amount_of, check_chosen, is_v2, legal_context_of, read_with, served_if,
+    timeout_seconds, with_payment_identifier,
 };
 
 /// The pairing id.
@@ -80,16 +80,19 @@ impl Pairing for Cloudflare {
     /// The first option on `cloudflare:402`, for an agent's `cloudflare:402:<agent>` account.
     fn choose(&self, read: &Advertised<'_>, ctx: &ChooseContext<'_>) -> Result<Chosen, Refusal> {
         let no_option = || Refusal::fixed("x402/no-payable-option");
-        let Offer::X402 { required, options } = &read.offer else { return Err(no_option()) };
+        let Offer::X402 { options, .. } = &read.offer else { return Err(no_option()) };
         if !is_agent_account(ctx.account) {
             return Err(no_option());
         }
         let accepted = options.iter().find(|o| o.member("network").and_then(Value::as_str) == Some(NETWORK));
         let accepted = accepted.ok_or_else(no_option)?;
         let mut choice = Map::new();
-        choice.insert("required".into(), (*required).clone());
         choice.insert("accepted".into(), (*accepted).clone());
         Ok(Chosen { pairing: ID.into(), choice, reference: ctx.reference.into(), agreement: None })
+    }
+
+    fn document_member(&self) -> Option<&'static str> {
+        Some(DOCUMENT)
     }
 
     fn build<'a>(&'a self, chosen: &'a Chosen, _atr: &'a [u8], h: &AtrHash) -> Result<Box<dyn Unsigned + 'a>, Refusal> {

@@ -15,7 +15,7 @@ use crate::pairing::{Advertised, Built, ChooseContext, Chosen, Completion, Pairi
 use crate::refusal::Refusal;
 use crate::signer::{Signature, SigningRequest, TypedData};
 use crate::x402::{
-    Served, X402Payment, accepted_by, amount_of, bound_built, check_chosen, is_v2, read_with, served_if,
+    DOCUMENT, Served, X402Payment, accepted_by, amount_of, bound_built, check_chosen, is_v2, read_with, served_if,
     timeout_seconds,
 };
 
@@ -97,6 +97,10 @@ impl Pairing for Eip3009 {
 
     fn choose(&self, read: &Advertised<'_>, ctx: &ChooseContext<'_>) -> Result<Chosen, Refusal> {
         super::family::choose_for(ID, read, ctx)
+    }
+
+    fn document_member(&self) -> Option<&'static str> {
+        Some(DOCUMENT)
     }
 
     fn build<'a>(&'a self, chosen: &'a Chosen, _atr: &'a [u8], h: &AtrHash) -> Result<Box<dyn Unsigned + 'a>, Refusal> {

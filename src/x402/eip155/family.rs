@@ -15,8 +15,8 @@ use crate::pairing::{Advertised, Built, ChooseContext, Chosen, Completion, Pairi
 use crate::refusal::Refusal;
 use crate::signer::{Signature, SigningRequest, TypedData};
 use crate::x402::{
-    Read, Served, X402Payment, accepted_by, amount_of, bound_built, check_chosen, first_on_network, is_v2, read_with,
-    timeout_seconds,
+    DOCUMENT, Read, Served, X402Payment, accepted_by, amount_of, bound_built, check_chosen, first_on_network, is_v2,
+    read_with, timeout_seconds,
 };
 
 /// The id of the EIP-3009 exact pairing, which the filter names for the options it leaves to that pairing.
@@ -271,7 +271,7 @@ pub(crate) fn filter_of(kind: Kind) -> crate::x402::Filter {
 }
 
 /// The first option, in document order, on the chain of the signer's CAIP-10 account, as the choice
-/// `{required, accepted, from, now}`.
+/// `{required, accepted, from, now}` (the gate puts `required`, the document, in: [`DOCUMENT`]).
 pub(crate) fn choose(kind: Kind, read: &Advertised<'_>, ctx: &ChooseContext<'_>) -> Result<Chosen, Refusal> {
     choose_for(kind.id(), read, ctx)
 }
@@ -279,9 +279,8 @@ pub(crate) fn choose(kind: Kind, read: &Advertised<'_>, ctx: &ChooseContext<'_>)
 /// [`choose`] for the pairing `id`: every EIP-155 x402 pairing that pays one option from the signer's account.
 pub(crate) fn choose_for(id: &str, read: &Advertised<'_>, ctx: &ChooseContext<'_>) -> Result<Chosen, Refusal> {
     let (network, from) = evm_account(ctx.account).ok_or(Refusal::fixed("x402/no-payable-option"))?;
-    let (required, accepted) = first_on_network(read, &network)?;
+    let (_, accepted) = first_on_network(read, &network)?;
     let mut choice = Map::with_capacity(4);
-    choice.insert("required".into(), required.clone());
     choice.insert("accepted".into(), accepted.clone());
     choice.insert("from".into(), Value::String(from));
     choice.insert("now".into(), Value::from(ctx.now));
@@ -455,6 +454,10 @@ impl<U: Unsigned + 'static> Pairing for FamilyPairing<U> {
 
     fn choose(&self, read: &Advertised<'_>, ctx: &ChooseContext<'_>) -> Result<Chosen, Refusal> {
         choose(self.kind, read, ctx)
+    }
+
+    fn document_member(&self) -> Option<&'static str> {
+        Some(DOCUMENT)
     }
 
     fn build<'a>(&'a self, chosen: &'a Chosen, _atr: &'a [u8], h: &AtrHash) -> Result<Box<dyn Unsigned + 'a>, Refusal> {
