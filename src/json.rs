@@ -223,24 +223,29 @@ pub fn js_length(text: &str) -> usize {
     text.chars().map(char::len_utf16).sum()
 }
 
-/// A number as JSON.stringify writes it (ECMAScript `Number::toString`): an integer beyond 2^53 is the double
+/// Writes a number as JSON.stringify writes it (ECMAScript `Number::toString`): an integer beyond 2^53 is the double
 /// JavaScript reads for it.
-fn es_number(n: &Number) -> String {
+fn write_es_number(n: &Number, out: &mut String) {
+    use std::fmt::Write as _;
     const EXACT: u64 = 1 << 53;
+    // Writing into a String cannot fail.
     if let Some(u) = n.as_u64() {
         if u <= EXACT {
-            return u.to_string();
+            let _ = write!(out, "{u}");
+            return;
         }
     } else if let Some(i) = n.as_i64()
         && i.unsigned_abs() <= EXACT
     {
-        return i.to_string();
+        let _ = write!(out, "{i}");
+        return;
     }
     let f = n.as_f64().unwrap_or(0.0);
     if f == 0.0 {
-        return "0".to_owned();
+        out.push('0');
+    } else {
+        out.push_str(ryu_js::Buffer::new().format_finite(f));
     }
-    ryu_js::Buffer::new().format_finite(f).to_owned()
 }
 
 /// How a value is written: as JSON.stringify writes it (ECMAScript numbers, at most [`MAX_JSON_DEPTH`] levels), or
@@ -262,18 +267,9 @@ pub fn to_js_string(value: &Value) -> Option<String> {
 /// Compact JSON text of an object given as its members, in order, without building the object: the form a payment
 /// whose members are borrowed from elsewhere is written in. Numbers are written as serde_json holds them, so the
 /// text reads back as the same value.
-pub fn exact_object(members: &[(&str, &Value)]) -> String {
+pub fn exact_object<'k, 'v>(members: impl IntoIterator<Item = (&'k str, &'v Value)>) -> String {
     let mut out = String::with_capacity(1024);
-    out.push('{');
-    for (i, (k, v)) in members.iter().enumerate() {
-        if i > 0 {
-            out.push(',');
-        }
-        write_string(k, &mut out);
-        out.push(':');
-        write_value(v, &mut out, 2, Form::Exact);
-    }
-    out.push('}');
+    write_members(members, &mut out, 1, Form::Exact);
     out
 }
 
@@ -319,17 +315,13 @@ fn write_string(s: &str, out: &mut String) {
 }
 
 fn write_number(n: &Number, out: &mut String, form: Form) {
-    use std::fmt::Write as _;
-    // Writing into a String cannot fail. serde_json's `Display` for a number is its serialised form.
-    match (form, n.as_u64()) {
-        (Form::Exact, _) => {
+    match form {
+        // serde_json's `Display` for a number is its serialised form; writing into a String cannot fail.
+        Form::Exact => {
+            use std::fmt::Write as _;
             let _ = write!(out, "{n}");
         }
-        // The common case, a small non-negative integer, is written without a temporary string.
-        (Form::Js, Some(u)) if u <= 1 << 53 => {
-            let _ = write!(out, "{u}");
-        }
-        (Form::Js, _) => out.push_str(&es_number(n)),
+        Form::Js => write_es_number(n, out),
     }
 }
 
@@ -355,21 +347,30 @@ fn write_value(value: &Value, out: &mut String, level: usize, form: Form) -> boo
             }
             out.push(']');
         }
-        Value::Object(map) => {
-            out.push('{');
-            for (i, (k, v)) in map.iter().enumerate() {
-                if i > 0 {
-                    out.push(',');
-                }
-                write_string(k, out);
-                out.push(':');
-                if !write_value(v, out, level + 1, form) {
-                    return false;
-                }
-            }
-            out.push('}');
+        Value::Object(map) => return write_members(map.iter().map(|(k, v)| (k.as_str(), v)), out, level, form),
+    }
+    true
+}
+
+/// Writes an object of these members at nesting `level`; `false` as [`write_value`] gives it.
+fn write_members<'k, 'v>(
+    members: impl IntoIterator<Item = (&'k str, &'v Value)>,
+    out: &mut String,
+    level: usize,
+    form: Form,
+) -> bool {
+    out.push('{');
+    for (i, (k, v)) in members.into_iter().enumerate() {
+        if i > 0 {
+            out.push(',');
+        }
+        write_string(k, out);
+        out.push(':');
+        if !write_value(v, out, level + 1, form) {
+            return false;
         }
     }
+    out.push('}');
     true
 }
 

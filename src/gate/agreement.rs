@@ -246,8 +246,9 @@ fn select(
         let ctx = ChooseContext { account, inputs: &options.inputs, now, reference: &reference, doc: &only };
         match pairing.choose(&read, &ctx) {
             Ok(mut chosen) => {
-                keep_document(pairing, &mut chosen, only.clone());
-                return Ok(Selected { option: option.clone(), pairing, h: read.h, chosen, limits });
+                let h = read.h;
+                keep_document(pairing, &mut chosen, only);
+                return Ok(Selected { option: option.clone(), pairing, h, chosen, limits });
             }
             Err(r) => {
                 unpayable.get_or_insert_with(|| r.code().to_owned());

@@ -64,6 +64,10 @@ fn bound(pairing: &dyn Pairing, presented: &Value, landed: Option<&Value>) -> Re
     guarded(|| pairing.bound(presented, landed), || Refusal::fixed("bound-failed"))
 }
 
+fn bound_built(pairing: &dyn Pairing, built: &dyn Built, landed: Option<&Value>) -> Result<AtrHash, Refusal> {
+    guarded(|| pairing.bound_built(built, landed), || Refusal::fixed("bound-failed"))
+}
+
 /// The first request of the payment rebuilt from `chosen` and the bytes: the request a wallet's first answer answers.
 /// `None` where nothing is to be signed or the build fails (`finish` then declines on its own).
 #[cfg(feature = "mcp")]
@@ -97,7 +101,7 @@ pub async fn confirm(
     fetch: &dyn Fetch,
     options: &Options,
 ) -> Result<Confirmed, Declined> {
-    let (h, link, mut chosen) = {
+    let (advertised, link, mut chosen) = {
         let doc = doc.get();
         let read = guarded(|| pairing.read(doc), || ns_code(pairing, "member-failed"))
             .map_err(|r| decline(DeclineCode::OfferUnreadable, r.code()))?;
@@ -114,14 +118,13 @@ pub async fn confirm(
         return Err(decline(DeclineCode::LinkNotHttps, detail));
     }
     let bytes = atr::fetch_atr(fetch, &link).await?;
-    let h_bytes = atr_hash(&bytes);
-    if h != h_bytes {
+    let h = atr_hash(&bytes);
+    if advertised != h {
         return Err(decline(
             DeclineCode::HashMismatch,
             "The bytes the link served do not hash to the advertised ATR hash.",
         ));
     }
-    let h = h_bytes;
     if !pairing.public_proof() && chosen.agreement.is_none() {
         return Err(decline(
             DeclineCode::AgreementNotOffered,
@@ -174,7 +177,7 @@ pub fn finish(bytes: &[u8], chosen: &Chosen, answers: &[Signature], pairing: &dy
         Ok(Ok(Completion::Built { payment, landed })) => (payment, landed),
     };
     let value_of = |built: &dyn Built| catch_unwind(AssertUnwindSafe(|| built.to_value())).unwrap_or(Value::Null);
-    let inside = guarded(|| pairing.bound_built(built.as_ref(), landed.as_ref()), || Refusal::fixed("bound-failed"));
+    let inside = bound_built(pairing, built.as_ref(), landed.as_ref());
     let on_agreement = !pairing.public_proof() && matches!(&inside, Err(r) if r.is_nothing_to_sign());
     if !on_agreement && inside.as_ref().map_or(true, |read| *read != h) {
         return Err(keep(

@@ -379,7 +379,7 @@ pub(crate) async fn run(
 async fn atr_confirm(options: &BuyerOptions, args: &Args<'_>) -> Outcome {
     let pairing = pairing_of(args)?;
     let gate = with_inputs(options, args);
-    let c = confirm(&args.value("document"), pairing, args.text("account"), options.fetch.as_ref(), &gate).await?;
+    let c = confirm(args.value("document"), pairing, args.text("account"), options.fetch.as_ref(), &gate).await?;
     let Value::Object(chosen) = to_json(&c.chosen) else { return Err(unsealable()) };
     let chosen = seal::seal(Label::Chosen, chosen).map_err(|_| unsealable())?;
     let mut out = Map::new();
@@ -452,7 +452,7 @@ async fn atr_transact(options: &BuyerOptions, args: &Args<'_>, cancel: Cancellat
     }
     let signer: &dyn Signer = signer.as_ref();
     let mut out = Map::new();
-    match transact(&args.value("document"), pairing, signer, options.fetch.as_ref(), &gate).await? {
+    match transact(args.value("document"), pairing, signer, options.fetch.as_ref(), &gate).await? {
         Transaction::ToApprove(t) => {
             out.insert("atrHash".into(), to_json(&t.h));
             out.insert("atr".into(), atr_json(&t.bytes));

@@ -301,13 +301,7 @@ impl Built for X402Payment<'_> {
     }
 
     fn write(&self) -> Payment {
-        let mut members = [("", &Value::Null); 5];
-        let mut count = 0;
-        for (slot, entry) in members.iter_mut().zip(self.entries()) {
-            *slot = entry;
-            count += 1;
-        }
-        Payment::from_exact_text(exact_object(members.get(..count).unwrap_or_default()))
+        Payment::from_exact_text(exact_object(self.entries()))
     }
 
     fn to_value(&self) -> Value {
@@ -332,7 +326,7 @@ pub fn echoed_extensions<'a>(
 /// A payment value with its `extensions` replaced by the challenge's as [`echoed_extensions`] writes them for the
 /// chosen payment's id, for a pairing that builds its payment as a JSON value.
 pub fn with_payment_identifier(mut signed: Value, chosen: &Chosen) -> Result<Value, Refusal> {
-    let Some(required) = chosen.choice.member("required").and_then(Value::as_object) else { return Ok(signed) };
+    let Some(required) = chosen.choice.member(DOCUMENT).and_then(Value::as_object) else { return Ok(signed) };
     if let (Some(Cow::Owned(extensions)), Some(p)) =
         (echoed_extensions(required, Some(&chosen.reference))?, signed.as_object_mut())
     {
