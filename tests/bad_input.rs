@@ -710,3 +710,103 @@ fn a_document_handed_over_confirms_what_a_lent_one_does() {
     assert_eq!(owned.chosen.choice["required"], b.doc());
     assert_eq!(fetch.asked().len(), 2, "one fetch each");
 }
+
+/// Where a pairing's completed payment panics.
+#[derive(Debug, Clone, Copy, PartialEq)]
+enum Fails {
+    /// Read as a value, as the read-back does.
+    Reading,
+    /// Written out as text, after the read-back.
+    Writing,
+    /// Nowhere: the control.
+    Nowhere,
+}
+
+/// A pairing whose completed payment panics where `fails` says, and whose bound reads `h`.
+#[derive(Debug)]
+struct Panicking {
+    h: terms::AtrHash,
+    fails: Fails,
+}
+
+struct PanickingBuilt(Fails);
+
+impl terms::pairing::Built for PanickingBuilt {
+    fn members(&self) -> Option<&dyn terms::json::Member> {
+        None
+    }
+    fn write(&self) -> terms::Payment {
+        assert!(self.0 != Fails::Writing, "a pairing bug while writing");
+        terms::Payment::from_value(&json!({}))
+    }
+    fn to_value(&self) -> Value {
+        assert!(self.0 != Fails::Reading, "a pairing bug while reading");
+        json!({})
+    }
+}
+
+struct PanickingUnsigned(Fails);
+
+impl terms::pairing::Unsigned for PanickingUnsigned {
+    fn request(&self) -> Result<Option<terms::SigningRequest>, terms::Refusal> {
+        Ok(None)
+    }
+    fn complete(
+        &self,
+        _answers: &[terms::Signature],
+        _chosen: &terms::Chosen,
+    ) -> Result<terms::pairing::Completion<'_>, terms::Refusal> {
+        Ok(terms::pairing::Completion::Built { payment: Box::new(PanickingBuilt(self.0)), landed: None })
+    }
+}
+
+impl Pairing for Panicking {
+    fn id(&self) -> &'static str {
+        eip3009::ID
+    }
+    fn public_proof(&self) -> bool {
+        true
+    }
+    fn read<'a>(&self, doc: &'a Value) -> Result<terms::pairing::Advertised<'a>, terms::Refusal> {
+        eip3009().read(doc)
+    }
+    fn choose(
+        &self,
+        read: &terms::pairing::Advertised<'_>,
+        ctx: &terms::pairing::ChooseContext<'_>,
+    ) -> Result<terms::Chosen, terms::Refusal> {
+        eip3009().choose(read, ctx)
+    }
+    fn build<'a>(
+        &'a self,
+        _chosen: &'a terms::Chosen,
+        _atr: &'a [u8],
+        _h: &terms::AtrHash,
+    ) -> Result<Box<dyn terms::pairing::Unsigned + 'a>, terms::Refusal> {
+        Ok(Box::new(PanickingUnsigned(self.fails)))
+    }
+    fn bound(&self, _presented: &Value, _landed: Option<&Value>) -> Result<terms::AtrHash, terms::Refusal> {
+        Ok(self.h)
+    }
+}
+
+/// A panic inside a pairing's completed payment, while the gate reads H back from it or writes it out, is a
+/// decline: the process goes on and no payment is returned.
+#[test]
+fn a_completed_payment_that_panics_is_declined() {
+    let held = Held::new();
+    let h = atr_hash(&held.c.bytes);
+    let reading = Panicking { h, fails: Fails::Reading };
+    held.declined(finish(&held.c.bytes, &held.c.chosen, &[], &reading), DeclineCode::SignedNotBound, NOT_READ);
+    let writing = Panicking { h, fails: Fails::Writing };
+    held.declined(
+        finish(&held.c.bytes, &held.c.chosen, &[], &writing),
+        DeclineCode::SignedNotBound,
+        "The signer's answer did not complete the payment.",
+    );
+    // The same pairing without the bug returns its payment.
+    let sound = Panicking { h, fails: Fails::Nowhere };
+    let done = finished(finish(&held.c.bytes, &held.c.chosen, &[], &sound));
+    assert_eq!((done.signed.as_str(), done.h), ("{}", h));
+    held.untouched();
+}
