@@ -449,7 +449,7 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
         }
         let case: Value = serde_json::from_str(&line)?;
         if case.get("builtIds").is_some() {
-            writeln!(out, "{}", json!({ "builtIds": terms::pairing::built_ids() }))?;
+            writeln!(out, "{}", json!({ "builtIds": terms::built_ids() }))?;
             continue;
         }
         let outcome = runtime.block_on(run_case(&case));

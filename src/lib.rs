@@ -4,6 +4,7 @@
 #![cfg_attr(test, allow(clippy::unwrap_used, clippy::expect_used, clippy::indexing_slicing, clippy::panic))]
 
 pub mod account;
+mod agreement;
 pub mod codec;
 pub mod decimal;
 mod decline;
@@ -21,21 +22,26 @@ pub mod local;
 pub mod mcp;
 pub mod pairing;
 mod payment;
+pub mod rail;
 mod refusal;
+mod registry;
 pub mod signer;
+mod transact;
 pub mod x402;
 
+pub use agreement::{Agreement, AgreementReceipt, ToApprove, agree, retry_seconds};
 pub use decline::{DeclineCode, Declined, Moved};
 pub use env::{Clock, FixedClock, Ids, RandomIds, SystemClock};
 pub use fetch::{Body, Fetch, FetchError, Request, Response};
 pub use gate::{
-    Agreement, AgreementPayment, AgreementReceipt, Checked, Confirmed, Finish, Finished, Next, Options, ToApprove,
-    Transacted, Transaction, Within, agree, check, check_landed, confirm, finish, open_channel, record_charge,
-    retry_seconds, transact, within,
+    AgreementPayment, Checked, Confirmed, Finish, Finished, Next, Options, Within, check, check_landed, confirm,
+    finish, open_channel, record_charge, within,
 };
 pub use hash::{AtrHash, MAX_ATR_BYTES, NotAHash, atr_hash, hash_equals};
-pub use pairing::{ChannelHold, Chosen, Document, Pairing, Refund, pairing};
+pub use pairing::{ChannelHold, Chosen, Document, Pairing, Refund};
 pub use payment::Payment;
 pub use refusal::Refusal;
+pub use registry::{Entry, Protocol, REGISTRY, built_ids, entry, pairing, x402_pairings};
 pub use signer::{Signature, Signer, SignerError, SigningRequest, TypedData};
 pub use tokio_util::sync::CancellationToken;
+pub use transact::{Transacted, Transaction, transact};

@@ -14,7 +14,7 @@ use serde_json::{Value, json};
 use support::{Buyer, CountingSigner, Reply, ScriptedFetch, Stub, link_of, message_of, paused};
 use terms::codec::b64_encode;
 use terms::json::to_js_string;
-use terms::x402::eip155::eip3009;
+use terms::x402::evm::eip3009;
 use terms::x402::{HeaderError, decode_payment_required};
 use terms::{
     AtrHash, DeclineCode, Declined, Finish, Finished, MAX_ATR_BYTES, Pairing, Transacted, Transaction, atr_hash, check,

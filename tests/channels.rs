@@ -14,7 +14,8 @@ use terms::env::CountingIds;
 use terms::pairing::{
     Advertised, Batch, Channel, ChannelHold, ChannelKind, ChooseContext, Refund, Unsigned, WithinArgs, WithinPlan,
 };
-use terms::x402::eip155::{batch_settlement as evm, cloudflare};
+use terms::x402::cloudflare;
+use terms::x402::evm::batch_settlement as evm;
 use terms::{
     AtrHash, Chosen, Declined, FixedClock, Options, Pairing, Refusal, Transacted, Transaction, Within, check,
     open_channel, record_charge, transact, within,
@@ -705,6 +706,9 @@ impl Channel for Altered {
     fn bound_within(&self, payment: &Value) -> Result<AtrHash, Refusal> {
         evm::PAIRING.bound_within(payment)
     }
+    fn signed_max(&self, opening: &Value) -> String {
+        evm::PAIRING.signed_max(opening)
+    }
     fn plan_within(&self, args: &WithinArgs<'_>) -> Result<WithinPlan, Declined> {
         let mut hold = args.hold.clone();
         (self.hold)(&mut hold);
@@ -823,9 +827,12 @@ impl Channel for Unfiltered {
     fn bound_within(&self, payment: &Value) -> Result<AtrHash, Refusal> {
         evm::PAIRING.bound_within(payment)
     }
+    fn signed_max(&self, opening: &Value) -> String {
+        evm::PAIRING.signed_max(opening)
+    }
     fn plan_within(&self, args: &WithinArgs<'_>) -> Result<WithinPlan, Declined> {
         terms::x402::channel::plan_within(self, args, |offer| {
-            Ok(Box::new(evm::build_within(offer, args.h)?) as Box<dyn Batch>)
+            Ok(Box::new(terms::x402::evm::batch_channel::build_within(offer, args.h)?) as Box<dyn Batch>)
         })
     }
 }

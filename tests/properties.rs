@@ -103,7 +103,7 @@ fn fixtures() -> &'static [Fixture] {
     static ALL: OnceLock<Vec<Fixture>> = OnceLock::new();
     ALL.get_or_init(|| {
         let agreement_url = vectors("buyer.json")["fixed"]["agreement"]["url"].clone();
-        terms::pairing::built_ids()
+        terms::built_ids()
             .into_iter()
             .map(|id| {
                 let file = vectors(file_of(id));
@@ -111,7 +111,7 @@ fn fixtures() -> &'static [Fixture] {
                 let row = |name: &str| rows.iter().find(|r| r["name"] == name && r["pairing"] == id).cloned();
                 let input = row("B2").unwrap()["input"].clone();
                 let mut doc = input["doc"].clone();
-                if !terms::pairing::entry(id).unwrap().public_proof {
+                if !terms::entry(id).unwrap().public_proof {
                     doc["extensions"]["legalContext"]["info"]["legalContextAgreementUrl"] = agreement_url.clone();
                 }
                 let evm = &file["fixed"]["evm"];

@@ -13,7 +13,7 @@ use terms::env::CountingIds;
 use terms::json::{canonical, parse, same_json, to_js_string};
 use terms::link::{is_https_link, link_fault};
 use terms::pairing::{Chosen, Offer, Unsigned};
-use terms::x402::eip155::eip3009;
+use terms::x402::evm::eip3009;
 use terms::{
     AtrHash, DeclineCode, Declined, FixedClock, Options, Pairing, SigningRequest, Transaction, atr_hash, check,
     confirm, finish, hash_equals, transact,

@@ -9,8 +9,8 @@ use alloy_primitives::{Address, Bytes, U256};
 use serde_json::{Value, json};
 use terms::fetch::{Body, Fetch, FetchError, Request, Response};
 use terms::local::LocalSigner;
+use terms::rail::evm::delegation::{self, abi};
 use terms::signer::BoxFuture;
-use terms::x402::eip155::delegation::{self, abi};
 use terms::{Signature, Signer, SignerError, SigningRequest};
 
 /// The seller's ATR: the 138-byte record of the conformance vectors (buyer.json `fixed.A`), never parsed.

@@ -21,7 +21,7 @@ use std::time::Duration;
 use libfuzzer_sys::fuzz_target;
 use serde_json::Value;
 use terms::json::is_offered;
-use terms::pairing::x402_pairings;
+use terms::x402_pairings;
 use terms::{
     Agreement, AgreementPayment, CancellationToken, DeclineCode, Declined, Options, agree, atr_hash, hash_equals,
 };

@@ -14,8 +14,9 @@ use terms::AtrHash;
 use terms::codec::b64_encode;
 use terms::json::{is_offered, js_length, same_json, to_js_string};
 use terms::link::{MAX_LINK_CHARS, is_agreement_url, is_https_link};
-use terms::pairing::{Offer, x402_pairings};
+use terms::pairing::Offer;
 use terms::x402::{MAX_HEADER_CHARS, MAX_OPTIONS, decode_payment_required};
+use terms::x402_pairings;
 
 fuzz_target!(|data: &[u8]| {
     let Ok(text) = std::str::from_utf8(data) else { return };

@@ -162,7 +162,7 @@ pub fn fixtures() -> &'static [Fixture] {
     ALL.get_or_init(|| {
         let agreement_url = buyer()["agreement"]["url"].clone();
         let mut all = Vec::new();
-        for id in terms::pairing::built_ids() {
+        for id in terms::built_ids() {
             let file_name = match id {
                 "x402/exact/eip155/eip3009" => "x402-exact-eip155-eip3009.json",
                 "x402/exact/eip155/permit2" => "x402-exact-eip155-permit2.json",
@@ -178,7 +178,7 @@ pub fn fixtures() -> &'static [Fixture] {
             let row = b2_row(&file, id);
             let input = &row["input"];
             let mut doc = input["doc"].clone();
-            let public_proof = terms::pairing::entry(id).expect("entry").public_proof;
+            let public_proof = terms::entry(id).expect("entry").public_proof;
             if !public_proof {
                 // A pairing whose payment is no public proof needs an agreement URL beside the link.
                 doc["extensions"]["legalContext"]["info"]["legalContextAgreementUrl"] = agreement_url.clone();

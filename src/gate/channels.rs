@@ -54,16 +54,6 @@ fn is_hold(hold: &ChannelHold) -> bool {
     charged <= most && hold.opening.is_object() && hold.landed.as_ref().is_none_or(Value::is_object)
 }
 
-/// The opening voucher's `maxClaimableAmount` where the opening carries a decimal one, else `"0"`.
-fn opening_max(opened: &Value) -> String {
-    opened
-        .pointer("/payload/voucher/maxClaimableAmount")
-        .and_then(Value::as_str)
-        .filter(|s| decimal::is_decimal(s))
-        .unwrap_or("0")
-        .to_owned()
-}
-
 /// Takes a channel pairing's signed opening and the ATR bytes the gate compared for it (with the landed read
 /// `finish` or `transact` returned beside it, where there is one) and keeps them together as a hold: the opening must
 /// open a channel, the pairing must read the hash of these bytes from it, and it must name its channel.
@@ -94,6 +84,7 @@ pub fn open_channel(
     if landed.is_some_and(|l| !within_depth(l, MAX_JSON_DEPTH)) {
         return Err(not_bound("The read held for the opening is not plain JSON."));
     }
+    let signed_max = guarded(|| Ok(channel.signed_max(opened))).map_err(|r| not_bound(r.code()))?;
     Ok(ChannelHold {
         pairing: pairing.id().to_owned(),
         network: read.network,
@@ -103,7 +94,7 @@ pub fn open_channel(
         opening: opened.clone(),
         landed: landed.cloned(),
         charged: "0".to_owned(),
-        signed_max: opening_max(opened),
+        signed_max,
     })
 }
 

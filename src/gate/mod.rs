@@ -2,7 +2,6 @@
 //! signed, build the payment with the hash of those bytes, and return it only when the pairing reads that hash back
 //! from the signed payment. The gate knows no rail: it calls a [`Pairing`].
 
-pub(crate) mod agreement;
 mod atr;
 mod channels;
 mod types;
@@ -11,12 +10,8 @@ use std::panic::{AssertUnwindSafe, catch_unwind};
 
 use serde_json::Value;
 
-pub use agreement::{Agreement, agree, retry_seconds};
 pub use channels::{Within, open_channel, record_charge, within};
-pub use types::{
-    AgreementPayment, AgreementReceipt, Checked, Confirmed, Finish, Finished, Next, Options, ToApprove, Transacted,
-    Transaction,
-};
+pub use types::{AgreementPayment, Checked, Confirmed, Finish, Finished, Next, Options};
 
 use crate::decline::{DeclineCode, Declined, Moved};
 use crate::fetch::Fetch;
@@ -47,7 +42,7 @@ fn ns_code(pairing: &dyn Pairing, reason: &str) -> Refusal {
     Refusal::new(format!("{}/{reason}", namespace(pairing.id())))
 }
 
-fn build<'a>(
+pub(crate) fn build_guarded<'a>(
     pairing: &'a dyn Pairing,
     chosen: &'a Chosen,
     bytes: &'a [u8],
@@ -56,7 +51,10 @@ fn build<'a>(
     guarded(|| pairing.build(chosen, bytes, h), || ns_code(pairing, "build-failed"))
 }
 
-fn request_of(pairing: &dyn Pairing, unsigned: &dyn Unsigned) -> Result<Option<SigningRequest>, Refusal> {
+pub(crate) fn request_guarded(
+    pairing: &dyn Pairing,
+    unsigned: &dyn Unsigned,
+) -> Result<Option<SigningRequest>, Refusal> {
     guarded(|| unsigned.request(), || ns_code(pairing, "build-failed"))
 }
 
@@ -72,8 +70,8 @@ fn bound_built(pairing: &dyn Pairing, built: &dyn Built, landed: Option<&Value>)
 /// `None` where nothing is to be signed or the build fails (`finish` then declines on its own).
 #[cfg(feature = "mcp")]
 pub(crate) fn first_request(pairing: &dyn Pairing, chosen: &Chosen, bytes: &[u8]) -> Option<SigningRequest> {
-    let unsigned = build(pairing, chosen, bytes, &atr_hash(bytes)).ok()?;
-    request_of(pairing, unsigned.as_ref()).ok().flatten()
+    let unsigned = build_guarded(pairing, chosen, bytes, &atr_hash(bytes)).ok()?;
+    request_guarded(pairing, unsigned.as_ref()).ok().flatten()
 }
 
 /// The answers as the reference passes them: one answer bare, several as a list.
@@ -132,8 +130,8 @@ pub async fn confirm(
         ));
     }
     keep_document(pairing, &mut chosen, doc.into_value());
-    let request = match build(pairing, &chosen, &bytes, &h) {
-        Ok(unsigned) => request_of(pairing, unsigned.as_ref()),
+    let request = match build_guarded(pairing, &chosen, &bytes, &h) {
+        Ok(unsigned) => request_guarded(pairing, unsigned.as_ref()),
         Err(r) if r.is_nothing_to_sign() => Ok(None),
         Err(r) => Err(r),
     };
@@ -155,11 +153,12 @@ pub fn finish(bytes: &[u8], chosen: &Chosen, answers: &[Signature], pairing: &dy
         ));
     }
     let h = atr_hash(bytes);
-    let unsigned = build(pairing, chosen, bytes, &h).map_err(|r| decline(DeclineCode::OfferUnreadable, r.code()))?;
+    let unsigned =
+        build_guarded(pairing, chosen, bytes, &h).map_err(|r| decline(DeclineCode::OfferUnreadable, r.code()))?;
     // Whether the signer moved the money itself matters only on a decline, so it is worked out only there.
     let keep = |code: DeclineCode, detail: &str, signed: Value| {
         let moves = !answers.is_empty()
-            && matches!(request_of(pairing, unsigned.as_ref()), Ok(Some(ref r)) if pairing.moves(r));
+            && matches!(request_guarded(pairing, unsigned.as_ref()), Ok(Some(ref r)) if pairing.moves(r));
         decline(code, detail).with_moved(moves.then(|| Moved { signed, bytes: bytes.to_vec(), h }))
     };
     let completion = catch_unwind(AssertUnwindSafe(|| unsigned.complete(answers, chosen)));
@@ -295,34 +294,4 @@ pub(crate) async fn sign_steps(
     let moved = moves.then(|| Moved { signed: all, bytes: bytes.to_vec(), h });
     Err(decline(DeclineCode::SignedNotBound, "The pairing asked for more signatures than a payment takes.")
         .with_moved(moved))
-}
-
-/// confirm, then (for a pairing whose payment is no public proof) the agreement payment, then the signer, then
-/// finish: the signer is called at most once per step of the payment, and never before the bytes are compared or
-/// after a decline.
-pub async fn transact(
-    doc: impl Document,
-    pairing: &dyn Pairing,
-    signer: &dyn Signer,
-    fetch: &dyn Fetch,
-    options: &Options,
-) -> Result<Transaction, Declined> {
-    let confirmed = confirm(doc, pairing, signer.account(), fetch, options).await?;
-    let Confirmed { chosen, request, bytes, h } = confirmed;
-    let mut receipt = None;
-    if let Some(url) = &chosen.agreement {
-        let payer: &dyn Signer = match &options.agreement_signer {
-            Some(s) => s.as_ref(),
-            None => signer,
-        };
-        match agreement::exchange(&bytes, url, payer, fetch, options, namespace(pairing.id())).await? {
-            agreement::Agreement::Agreed { receipt: r } => receipt = Some(r),
-            agreement::Agreement::ToApprove(t) => return Ok(Transaction::ToApprove(t)),
-        }
-    }
-    let done = sign_steps(pairing, &chosen, request, signer, &bytes, h).await?;
-    Ok(Transaction::Signed(match done {
-        None => Transacted { signed: None, bytes, h, agreement: receipt, landed: None },
-        Some(f) => Transacted { signed: Some(f.signed), bytes, h: f.h, agreement: receipt, landed: f.landed },
-    }))
 }

@@ -78,62 +78,6 @@ pub struct AgreementPayment {
     pub required: Value,
 }
 
-/// An agreement payment waiting for approval: nothing has been signed.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-pub struct ToApprove {
-    /// What to approve. Approve by calling again with this value unchanged.
-    pub approve: AgreementPayment,
-    /// The ATR bytes compared.
-    #[serde(with = "crate::codec::base64_bytes")]
-    pub bytes: Vec<u8>,
-    /// Their hash.
-    pub h: AtrHash,
-}
-
-/// The agreement URL's receipt: its statement that the agreement payment carrying H is recorded. The gate does not
-/// look the transaction up.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
-pub struct AgreementReceipt {
-    /// The hash, as the server wrote it.
-    #[serde(rename = "atrHash")]
-    pub atr_hash: String,
-    /// Always `true`.
-    pub agreed: bool,
-    /// The network the agreement payment settled on.
-    pub network: String,
-    /// The server's transaction reference.
-    pub transaction: String,
-}
-
-/// A transaction the gate completed.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-pub struct Transacted {
-    /// The payment to send; `None` when the pairing has nothing for the buyer to sign.
-    pub signed: Option<Payment>,
-    /// The ATR bytes compared.
-    #[serde(with = "crate::codec::base64_bytes")]
-    pub bytes: Vec<u8>,
-    /// Their hash.
-    pub h: AtrHash,
-    /// The agreement's receipt, when an agreement payment came first.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub agreement: Option<AgreementReceipt>,
-    /// The landed read to keep beside the payment, where the pairing has one.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub landed: Option<Value>,
-}
-
-/// What `transact` gives when it does not decline.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-#[serde(untagged)]
-#[non_exhaustive]
-pub enum Transaction {
-    /// The payment (and the agreement receipt, where one was paid).
-    Signed(Transacted),
-    /// An agreement payment to approve first; nothing was signed.
-    ToApprove(ToApprove),
-}
-
 /// What the gate takes beside its arguments: the buyer's inputs, the clock, the id source, and for the agreement
 /// exchange the approval, a cancellation token and a separate agreement signer.
 #[derive(Clone)]

@@ -5,7 +5,7 @@
 use serde_json::{Map, Value, json};
 
 use crate::codec::b64_decode;
-use crate::pairing::REGISTRY;
+use crate::registry::REGISTRY;
 
 use super::seal::is_mac_form;
 

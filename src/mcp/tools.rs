@@ -8,15 +8,17 @@ use tokio_util::sync::CancellationToken;
 use super::BuyerOptions;
 use super::schema::{self, Field, Invalid, Kind, field, optional};
 use super::seal::{self, Label, MAC};
+use crate::agreement::{Agreement, agree};
 use crate::codec::{b64_decode, b64_encode};
 use crate::decline::{DeclineCode, Declined, Moved};
 use crate::gate::{
-    Agreement, AgreementPayment, Finish, Options, Transaction, agree, check_landed, confirm, finish, first_request,
-    open_channel, record_charge, transact, within,
+    AgreementPayment, Finish, Options, check_landed, confirm, finish, first_request, open_channel, record_charge,
+    within,
 };
 use crate::hash::{AtrHash, hash_equals};
 use crate::pairing::{ChannelHold, Chosen, Pairing, Refund};
 use crate::signer::{Signature, Signer, SigningRequest};
+use crate::transact::{Transaction, transact};
 
 /// Why a call did not succeed: a result to return with `isError`, or arguments that fail the schema.
 pub(crate) enum Fail {
@@ -279,7 +281,7 @@ impl Args<'_> {
 /// This build's pairing of the id the arguments name (the schema admits only the protocol's 67 ids);
 /// `pairing-not-supported` for one whose family is not in this build.
 fn pairing_of(args: &Args<'_>) -> Result<&'static dyn Pairing, Fail> {
-    crate::pairing::pairing(args.text("pairing")).map_err(Fail::from)
+    crate::registry::pairing(args.text("pairing")).map_err(Fail::from)
 }
 
 fn with_inputs(options: &BuyerOptions, args: &Args<'_>) -> Options {

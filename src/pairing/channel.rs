@@ -137,6 +137,10 @@ pub trait Channel: Send + Sync {
     /// vouchers carry no H (they sign the channel, which the opening bound), which the gate accepts.
     fn bound_within(&self, payment: &Value) -> Result<AtrHash, Refusal>;
 
+    /// The most the opening's first voucher lets the seller claim, as a decimal (`"0"` where it names none): where
+    /// a hold's `signedMax` starts.
+    fn signed_max(&self, opening: &Value) -> String;
+
     /// Reads the new document (the amount; everything else comes from the hold) and builds the later payment.
     /// Declines with the gate's codes and details.
     fn plan_within(&self, args: &WithinArgs<'_>) -> Result<WithinPlan, Declined>;

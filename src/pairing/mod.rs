@@ -3,7 +3,6 @@
 //! with the signer's answer, and reads H back.
 
 mod channel;
-mod registry;
 
 use std::fmt;
 
@@ -17,7 +16,6 @@ use crate::refusal::Refusal;
 use crate::signer::{Signature, SigningRequest};
 
 pub use channel::{Batch, Channel, ChannelHold, ChannelKind, ChannelRef, Refund, WithinArgs, WithinPlan};
-pub use registry::{Entry, Protocol, REGISTRY, built_ids, entry, pairing, x402_pairings};
 
 /// What a pairing's read finds in the seller's document. It borrows the document, so reading copies nothing.
 #[derive(Debug, Clone, PartialEq)]

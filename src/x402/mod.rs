@@ -4,8 +4,9 @@
 
 pub mod batch;
 pub mod channel;
+pub mod cloudflare;
 #[cfg(feature = "evm")]
-pub mod eip155;
+pub mod evm;
 
 use std::borrow::Cow;
 

@@ -5,9 +5,11 @@ use alloy_sol_types::SolStruct;
 use libtest_mimic::{Failed, Trial};
 use serde_json::{Map, Value, json};
 use terms::local::LocalSigner;
-use terms::pairing::{Batch, ChannelKind, ChannelRef, Chosen, Refund, Unsigned, x402_pairings};
+use terms::pairing::{Batch, ChannelKind, ChannelRef, Chosen, Refund, Unsigned};
 use terms::x402::channel::WithinOffer;
-use terms::x402::eip155::{batch_settlement as evm, cloudflare};
+use terms::x402::cloudflare;
+use terms::x402::evm::batch_settlement as evm;
+use terms::x402_pairings;
 use terms::{AtrHash, FixedClock, Options, Pairing, SigningRequest, TypedData, atr_hash, check, finish};
 
 use crate::support::{CountingSigner, Reply, hex, vectors};
@@ -95,7 +97,10 @@ fn in_channel(file: &Value, config: &Value, max: &str, refund: Option<Refund>, s
         max_claimable: terms::decimal::parse(max).unwrap(),
         refund,
     };
-    evm::build_within(&offer, &fixed_h(file, "H")).unwrap().complete(&[signature.to_owned()], None).unwrap()
+    terms::x402::evm::batch_channel::build_within(&offer, &fixed_h(file, "H"))
+        .unwrap()
+        .complete(&[signature.to_owned()], None)
+        .unwrap()
 }
 
 fn eb(key: &str) -> Outcome {
@@ -295,7 +300,7 @@ fn agreed(case: &str, want: &Value) -> Outcome {
                 max_claimable: terms::decimal::parse("1000").unwrap(),
                 refund: None,
             };
-            let within = evm::build_within(&offer, &fixed_h(&file, "H")).unwrap();
+            let within = terms::x402::evm::batch_channel::build_within(&offer, &fixed_h(&file, "H")).unwrap();
             for answers in [vec![], vec![sig.clone(), sig], vec!["0xabc".to_owned()]] {
                 got.push(code(within.complete(&answers, None)));
             }

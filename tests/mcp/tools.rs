@@ -10,8 +10,8 @@ use rmcp::model::{CallToolRequest, CallToolRequestParams, ClientRequest, Protoco
 use rmcp::service::PeerRequestOptions;
 use rmcp::{ClientLifecycleMode, ClientServiceExt};
 use serde_json::{Value, json};
+use terms::REGISTRY;
 use terms::mcp::{BuyerOptions, SERVER_NAME, TOOL_NAMES, buyer_server};
-use terms::pairing::REGISTRY;
 use terms::{Signer, SigningRequest};
 use tokio::io::{AsyncBufReadExt, AsyncWriteExt, BufReader};
 use tokio_util::sync::CancellationToken;

@@ -24,8 +24,8 @@ use serde_json::{Map, Value, json};
 use terms::fetch::{Body, Fetch, FetchError, Request, Response};
 use terms::local::LocalSigner;
 use terms::pairing::{Advertised, ChooseContext, Chosen, Unsigned};
+use terms::rail::evm::delegation::{self, abi};
 use terms::signer::BoxFuture;
-use terms::x402::eip155::delegation::{self, abi};
 use terms::{AtrHash, Pairing, Refusal, Signature, Signer, SignerError, SigningRequest};
 
 pub mod net;

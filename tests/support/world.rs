@@ -18,7 +18,7 @@ use std::time::Duration;
 use serde_json::{Value, json};
 use terms::codec::{b64_decode, b64_encode};
 use terms::json::{parse, to_js_string};
-use terms::x402::eip155::eip3009;
+use terms::x402::evm::eip3009;
 use terms::{
     DeclineCode, Declined, MAX_ATR_BYTES, Options, Pairing, Signer, ToApprove, Transaction, atr_hash, transact,
 };

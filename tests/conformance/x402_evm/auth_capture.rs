@@ -7,8 +7,8 @@ use libtest_mimic::Trial;
 use serde_json::{Value, json};
 use terms::AtrHash;
 use terms::pairing::Unsigned;
-use terms::x402::eip155::escrow::{self, PaymentInfo, Terms};
-use terms::x402::eip155::{auth_capture_eip3009, auth_capture_permit2};
+use terms::rail::evm::escrow::{self, PaymentInfo, Terms};
+use terms::x402::evm::{auth_capture_eip3009, auth_capture_permit2};
 
 use super::{File, bound_of, code_of, fail, file_trials, matches_truncated, payment_of, same, want_code};
 use crate::{Outcome, eq, ignored};

@@ -7,8 +7,8 @@ use libtest_mimic::Trial;
 use serde_json::{Value, json};
 use sha2::{Digest, Sha256};
 use terms::pairing::Unsigned;
-use terms::x402::eip155::delegation::{self, abi};
-use terms::x402::eip155::{erc7710, erc7710_salt};
+use terms::rail::evm::delegation::{self, abi};
+use terms::x402::evm::{erc7710, erc7710_salt};
 use terms::{Pairing, SigningRequest};
 
 use super::{DelegationSigner, File, bound_of, ensure, fail, file_trials, payment_of, same, want_code};

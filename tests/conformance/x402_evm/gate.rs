@@ -4,7 +4,7 @@
 
 use libtest_mimic::Trial;
 use serde_json::{Value, json};
-use terms::x402::eip155::{
+use terms::x402::evm::{
     auth_capture_eip3009, auth_capture_permit2, erc7710, erc7710_salt, exact_permit2, upto_permit2,
 };
 use terms::{
@@ -209,16 +209,12 @@ fn other_spender_or_amount() -> Outcome {
         ),
         (
             "exact: the upto proxy",
-            bound_changed(ep, &auth("spender"), json!(terms::x402::eip155::permit2::UPTO_PERMIT2_PROXY)),
+            bound_changed(ep, &auth("spender"), json!(terms::rail::evm::permit2::UPTO_PERMIT2_PROXY)),
             refused("x402/spender-not-proxy"),
         ),
         (
             "exact: the proxy in lower case",
-            bound_changed(
-                ep,
-                &auth("spender"),
-                json!(terms::x402::eip155::permit2::EXACT_PERMIT2_PROXY.to_lowercase()),
-            ),
+            bound_changed(ep, &auth("spender"), json!(terms::rail::evm::permit2::EXACT_PERMIT2_PROXY.to_lowercase())),
             h.clone(),
         ),
         ("exact: another amount", bound_changed(ep, &auth("permitted/amount"), json!("1")), h.clone()),
@@ -226,7 +222,7 @@ fn other_spender_or_amount() -> Outcome {
         ("exact: another payee", bound_changed(ep, &auth("witness/to"), other.clone()), h.clone()),
         (
             "upto: the exact proxy",
-            bound_changed(up, &auth("spender"), json!(terms::x402::eip155::permit2::EXACT_PERMIT2_PROXY)),
+            bound_changed(up, &auth("spender"), json!(terms::rail::evm::permit2::EXACT_PERMIT2_PROXY)),
             refused("x402/spender-not-proxy"),
         ),
         ("upto: another ceiling", bound_changed(up, &auth("permitted/amount"), json!("99999999")), h.clone()),
@@ -359,11 +355,11 @@ fn registry() -> Outcome {
         auth_capture_eip3009::ID,
         auth_capture_permit2::ID,
     ] {
-        let entry = terms::pairing::entry(id).ok_or_else(|| fail(format!("{id} not in the registry")))?;
+        let entry = terms::entry(id).ok_or_else(|| fail(format!("{id} not in the registry")))?;
         let pairing = terms::pairing(id).map_err(|d| fail(d.detail))?;
         eq(id, pairing.public_proof(), entry.public_proof)?;
         eq(id, pairing.id(), id)?;
-        ensure(terms::pairing::built_ids().contains(&id), || format!("{id} not built"))?;
+        ensure(terms::built_ids().contains(&id), || format!("{id} not built"))?;
     }
     Ok(())
 }

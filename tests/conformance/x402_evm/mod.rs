@@ -15,8 +15,8 @@ use libtest_mimic::{Failed, Trial};
 use serde_json::{Map, Value, json};
 use terms::local::LocalSigner;
 use terms::pairing::{Chosen, Completion};
+use terms::rail::evm::delegation::abi;
 use terms::signer::BoxFuture;
-use terms::x402::eip155::delegation::abi;
 use terms::{AtrHash, Pairing, Refusal, Signature, Signer, SignerError, SigningRequest};
 
 use crate::support::vectors;

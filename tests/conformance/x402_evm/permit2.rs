@@ -5,8 +5,8 @@ use alloy_sol_types::SolStruct;
 use libtest_mimic::Trial;
 use serde_json::{Value, json};
 use terms::pairing::Unsigned;
-use terms::x402::eip155::permit2::{self, exact, upto};
-use terms::x402::eip155::{exact_permit2, upto_permit2};
+use terms::rail::evm::permit2::{self, exact, upto};
+use terms::x402::evm::{exact_permit2, upto_permit2};
 
 use super::{File, bound_of, code_of, ensure, fail, file_trials, matches_truncated, payment_of, same, want_code};
 use crate::{Outcome, eq, ignored};

@@ -5,27 +5,21 @@
 
 use alloy_primitives::{Address, B256, U256, keccak256};
 use alloy_sol_types::{Eip712Domain, SolStruct, sol};
-use ruint::aliases::U512;
 use serde_json::{Map, Value, json};
 
-use super::{
-    EIP712_DOMAIN, Eip3009Token, address_in, chain_id_of, eip3009_message, eip3009_typed_data, is_address, object,
-    types,
-};
 use crate::account::Account;
 use crate::codec::{hex_bytes, to_hex};
 use crate::decimal;
-use crate::decline::Declined;
 use crate::hash::AtrHash;
 use crate::json::{Member, safe_int};
 use crate::pairing::{
-    Advertised, Batch, Built, Channel, ChannelKind, ChannelRef, ChooseContext, Chosen, Completion, Pairing, Unsigned,
-    WithinArgs, WithinPlan,
+    Advertised, Built, Channel, ChannelKind, ChannelRef, ChooseContext, Chosen, Completion, Pairing, Unsigned,
 };
+use crate::rail::evm::eip3009::{Eip3009Token, eip3009_message, eip3009_typed_data};
+use crate::rail::evm::{EIP712_DOMAIN, address_in, chain_id_of, is_address, object, types, uint256_of};
 use crate::refusal::Refusal;
 use crate::signer::{Signature, SigningRequest, TypedData};
 use crate::x402::batch::{SCHEME, is_delay, is_hex_signature, payable, payload_of, u128_of};
-use crate::x402::channel::WithinOffer;
 use crate::x402::{
     DOCUMENT, Served, X402Payment, bound_built, check_chosen, first_on_network, read_with, served_if, timeout_seconds,
 };
@@ -66,11 +60,11 @@ sol! {
     }
 }
 
-fn malformed() -> Refusal {
+pub(super) fn malformed() -> Refusal {
     Refusal::fixed("x402/option-malformed")
 }
 
-fn payload_malformed() -> Refusal {
+pub(super) fn payload_malformed() -> Refusal {
     Refusal::fixed("x402/payload-malformed")
 }
 
@@ -214,7 +208,7 @@ fn payable_here(option: &Map<String, Value>) -> bool {
     payable(option) && non_zero_address(member("payTo")) && non_zero_address(member("asset"))
 }
 
-fn filter(option: &Map<String, Value>) -> Served {
+pub(super) fn filter(option: &Map<String, Value>) -> Served {
     served_if(pairs(option), || payable_here(option))
 }
 
@@ -351,7 +345,7 @@ impl Opening {
     }
 }
 
-fn eip712(typed_data: TypedData) -> SigningRequest {
+pub(super) fn eip712(typed_data: TypedData) -> SigningRequest {
     SigningRequest::Eip712 { typed_data }
 }
 
@@ -503,7 +497,7 @@ impl Unsigned for Opening {
 
 /// The payload's kind in its channel: a deposit opens, a voucher is within, a refund without an amount closes and one
 /// with an amount (a positive decimal below 2^128, as the contract's refund takes) is within.
-fn payload_kind(payload: &Map<String, Value>) -> Result<ChannelKind, Refusal> {
+pub(super) fn payload_kind(payload: &Map<String, Value>) -> Result<ChannelKind, Refusal> {
     match payload.member("type").and_then(Value::as_str) {
         Some("deposit") => Ok(ChannelKind::Open),
         Some("voucher") => Ok(ChannelKind::Within),
@@ -518,7 +512,7 @@ fn payload_kind(payload: &Map<String, Value>) -> Result<ChannelKind, Refusal> {
 
 /// The channel of a payment's configuration, which must equal its voucher's channel id (`x402/channel-id-mismatch`),
 /// lower-case. A configuration the channel contract's deposit refuses is `x402/payload-malformed`.
-fn channel_of(presented: &dyn Member) -> Result<(ChannelRef, &Map<String, Value>), Refusal> {
+pub(super) fn channel_of(presented: &dyn Member) -> Result<(ChannelRef, &Map<String, Value>), Refusal> {
     let (accepted, payload) = payload_of(presented, filter)?;
     let config = payload.member("channelConfig").unwrap_or(&Value::Null);
     if !is_deposit_config(config) {
@@ -539,7 +533,7 @@ fn channel_of(presented: &dyn Member) -> Result<(ChannelRef, &Map<String, Value>
     Ok((ChannelRef { network: network.to_owned(), channel: id }, payload))
 }
 
-fn salt_of(payload: &Map<String, Value>) -> Result<AtrHash, Refusal> {
+pub(super) fn salt_of(payload: &Map<String, Value>) -> Result<AtrHash, Refusal> {
     payload
         .member("channelConfig")
         .and_then(|c| c.member("salt"))
@@ -557,7 +551,7 @@ fn check_deposit(payload: &Map<String, Value>) -> Result<(), Refusal> {
     }
     let unauthorized = || Refusal::fixed("x402/deposit-authorization");
     let authorization = deposit.member("authorization").and_then(Value::as_object).ok_or_else(unauthorized)?;
-    let below_2_256 = |v: Option<&Value>| v.and_then(super::uint256_of).is_some();
+    let below_2_256 = |v: Option<&Value>| v.and_then(uint256_of).is_some();
     match (authorization.member("erc3009Authorization"), authorization.member("permit2Authorization")) {
         (Some(e), None) => (below_2_256(e.member("validBefore")) && e.member("salt").is_some_and(is_hash32))
             .then_some(())
@@ -580,98 +574,4 @@ pub fn bound(presented: &dyn Member) -> Result<AtrHash, Refusal> {
     check_deposit(payload)?;
     let (_, payload) = channel_of(presented)?;
     salt_of(payload)
-}
-
-/// A later voucher or refund in a channel opened under H: one request, the voucher.
-#[derive(Debug, Clone)]
-pub struct InChannel {
-    requests: Vec<SigningRequest>,
-    required: Map<String, Value>,
-    accepted: Value,
-    config: Value,
-    channel_id: String,
-    max_claimable: u128,
-    /// `None`: a voucher; `Some(None)`: the close; `Some(Some(amount))`: a partial refund.
-    refund: Option<Option<u128>>,
-}
-
-/// Builds a later voucher, or a refund, from the within offer and the held H: the option must be one the document
-/// offers and the filter serves, the held configuration one the deposit takes and salted with H
-/// (`x402/channel-id-mismatch`), the cumulative amount and a refund's amount below 2^128 (a refund's above 0).
-pub fn build_within(offer: &WithinOffer, h: &AtrHash) -> Result<InChannel, Refusal> {
-    let (required, accepted) = check_chosen(Some(&offer.required), Some(&offer.accepted), filter)?;
-    let config = &offer.channel_config;
-    if !is_deposit_config(config) {
-        return Err(payload_malformed());
-    }
-    if config.member("salt").and_then(Value::as_str).and_then(AtrHash::parse) != Some(*h) {
-        return Err(Refusal::fixed("x402/channel-id-mismatch"));
-    }
-    let u128_of_u512 = |n: U512| u128::try_from(n).ok();
-    let max_claimable = u128_of_u512(offer.max_claimable).ok_or_else(malformed)?;
-    let refund = match &offer.refund {
-        None => None,
-        Some(r) => match &r.amount {
-            None => Some(None),
-            Some(a) => Some(Some(decimal::parse(a).and_then(u128_of_u512).filter(|a| *a > 0).ok_or_else(malformed)?)),
-        },
-    };
-    let chain_id = accepted.member("network").and_then(chain_id_of).ok_or_else(malformed)?;
-    let channel_id = channel_id(chain_id, config)?;
-    Ok(InChannel {
-        requests: vec![eip712(voucher_typed_data(chain_id, &channel_id, max_claimable))],
-        required: required.clone(),
-        accepted: Value::Object(accepted.clone()),
-        config: config.clone(),
-        channel_id,
-        max_claimable,
-        refund,
-    })
-}
-
-impl Batch for InChannel {
-    fn requests(&self) -> &[SigningRequest] {
-        &self.requests
-    }
-
-    fn complete(&self, answers: &[String], reference: Option<&str>) -> Result<Value, Refusal> {
-        let [signature] = answers else { return Err(Refusal::fixed("x402/signature-malformed")) };
-        if !is_hex_signature(signature) {
-            return Err(Refusal::fixed("x402/signature-malformed"));
-        }
-        let voucher = json!({
-            "channelId": self.channel_id,
-            "maxClaimableAmount": self.max_claimable.to_string(),
-            "signature": signature,
-        });
-        let kind = if self.refund.is_some() { "refund" } else { "voucher" };
-        let mut payload = json!({"type": kind, "channelConfig": self.config, "voucher": voucher});
-        if let (Some(Some(amount)), Some(p)) = (self.refund, payload.as_object_mut()) {
-            p.insert("amount".into(), Value::String(amount.to_string()));
-        }
-        Ok(X402Payment::new(&self.required, &self.accepted, payload, reference)?.to_value())
-    }
-}
-
-impl Channel for BatchSettlement {
-    fn kind(&self, payment: &Value, _landed: Option<&Value>) -> Result<ChannelKind, Refusal> {
-        let (_, payload) = payload_of(payment, filter)?;
-        payload_kind(payload)
-    }
-
-    fn channel_ref(&self, payment: &Value, landed: Option<&Value>) -> Result<ChannelRef, Refusal> {
-        self.kind(payment, landed)?;
-        channel_of(payment).map(|(r, _)| r)
-    }
-
-    fn bound_within(&self, payment: &Value) -> Result<AtrHash, Refusal> {
-        let (_, payload) = channel_of(payment)?;
-        salt_of(payload)
-    }
-
-    fn plan_within(&self, args: &WithinArgs<'_>) -> Result<WithinPlan, Declined> {
-        crate::x402::channel::plan_within(self, args, |offer| {
-            Ok(Box::new(build_within(offer, args.h)?) as Box<dyn Batch>)
-        })
-    }
 }

@@ -11,9 +11,9 @@ use crate::json::Member;
 use crate::refusal::Refusal;
 
 /// The pairing id.
-pub const ID: &str = "x402/auth-capture/eip155/permit2";
+pub const ID: &str = Kind::AuthCapturePermit2.id();
 /// The pairing.
-pub static PAIRING: FamilyPairing<Signed> = FamilyPairing::new(Kind::AuthCapturePermit2, true, build);
+pub static PAIRING: FamilyPairing<Signed> = FamilyPairing::new(Kind::AuthCapturePermit2, true, build, bound);
 
 /// Builds the Permit2 transfer of the option's amount to the escrow's Permit2 collector from a choice
 /// `{required, accepted, from, now}`: deadline (the payment's preApprovalExpiry) now + maxTimeoutSeconds, nonce the

@@ -4,8 +4,8 @@
 //! and publishes nothing. So the payment is no public proof of H: the buyer pays an x402 agreement payment first, and
 //! the build is itself the payment (the signer is handed nothing).
 //!
-//! It sits with the EIP-155 family because the only way to pay it is after an agreement payment, and every
-//! public-proof x402 pairing this build has is an EIP-155 one.
+//! It names no chain, so it builds with the `x402` feature alone; its agreement payment is paid with a public-proof
+//! x402 pairing, which today means an EIP-155 one (the `evm` feature).
 
 use serde_json::{Map, Value};
 

@@ -12,9 +12,9 @@ use crate::json::Member;
 use crate::refusal::Refusal;
 
 /// The pairing id.
-pub const ID: &str = "x402/upto/eip155/permit2";
+pub const ID: &str = Kind::UptoPermit2.id();
 /// The pairing.
-pub static PAIRING: FamilyPairing<Signed> = FamilyPairing::new(Kind::UptoPermit2, true, build);
+pub static PAIRING: FamilyPairing<Signed> = FamilyPairing::new(Kind::UptoPermit2, true, build, bound);
 
 /// Builds the Permit2 witness transfer whose nonce is H, from a choice `{required, accepted, from, now}`: at most
 /// the option's amount, spender the upto proxy, deadline now + maxTimeoutSeconds, witness

@@ -9,19 +9,20 @@ use alloy_primitives::U256;
 use alloy_sol_types::sol;
 use serde_json::{Map, Value, json};
 
-use super::escrow::Terms;
 use super::family::{self, Kind, Signed, UINT48_LIMIT, choice_of, is_signature, presented_as, strings, text};
-use super::permit2::{self, Transfer};
-use super::{Eip712Parts, Eip3009Token, eip3009_message, eip3009_typed_data, is_address_text, uint256_of};
 use crate::hash::AtrHash;
 use crate::json::Member;
+use crate::rail::evm::eip3009::{Eip3009Token, Eip3009Values, eip3009_message, eip3009_typed_data};
+use crate::rail::evm::escrow::Terms;
+use crate::rail::evm::permit2::{self, Transfer};
+use crate::rail::evm::{Eip712Parts, is_address_text, uint256_of};
 use crate::refusal::Refusal;
 use crate::signer::TypedData;
 
 /// The pairing id.
-pub const ID: &str = "x402/auth-capture/eip155/eip3009";
+pub const ID: &str = Kind::AuthCaptureEip3009.id();
 /// The pairing.
-pub static PAIRING: FamilyPairing<Signed> = FamilyPairing::new(Kind::AuthCaptureEip3009, true, build);
+pub static PAIRING: FamilyPairing<Signed> = FamilyPairing::new(Kind::AuthCaptureEip3009, true, build, bound);
 
 sol! {
     /// EIP-3009's authorization that only the payee (here the escrow's collector) may execute.
@@ -157,7 +158,7 @@ pub fn eip712_parts(typed: &TypedData) -> Option<Eip712Parts> {
     if typed.primary_type != "ReceiveWithAuthorization" {
         return permit2::eip712_parts(typed);
     }
-    let v = super::Eip3009Values::of(typed)?;
+    let v = Eip3009Values::of(typed)?;
     let message = ReceiveWithAuthorization {
         from: v.from,
         to: v.to,

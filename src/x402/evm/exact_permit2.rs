@@ -7,18 +7,17 @@ use alloy_primitives::U256;
 use serde_json::{Map, Value, json};
 
 use super::family::{self, Kind, Signed, choice_of, is_signature, presented_as, strings, text};
-use super::object;
-use super::permit2::{self, EXACT_PERMIT2_PROXY, Transfer, UPTO_PERMIT2_PROXY, Witness};
-use super::uint256_of;
 use crate::hash::AtrHash;
 use crate::json::Member;
+use crate::rail::evm::permit2::{self, EXACT_PERMIT2_PROXY, Transfer, UPTO_PERMIT2_PROXY, Witness};
+use crate::rail::evm::{object, uint256_of};
 use crate::refusal::Refusal;
 use crate::signer::TypedField;
 
 /// The pairing id.
-pub const ID: &str = "x402/exact/eip155/permit2";
+pub const ID: &str = Kind::ExactPermit2.id();
 /// The pairing.
-pub static PAIRING: FamilyPairing<Signed> = FamilyPairing::new(Kind::ExactPermit2, true, build);
+pub static PAIRING: FamilyPairing<Signed> = FamilyPairing::new(Kind::ExactPermit2, true, build, bound);
 
 /// Builds the Permit2 witness transfer whose nonce is H, from a choice `{required, accepted, from, now}`: the
 /// option's amount of its asset, spender the exact proxy, deadline now + maxTimeoutSeconds, witness

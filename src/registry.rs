@@ -1,8 +1,8 @@
 //! All 67 pairings the Legal Context Protocol defines, with the flags the gate needs, and the ones this build
 //! implements.
 
-use super::Pairing;
 use crate::decline::{DeclineCode, Declined};
+use crate::pairing::Pairing;
 
 /// The protocol a pairing belongs to: the namespace of its id.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
@@ -140,23 +140,22 @@ pub static REGISTRY: [Entry; 67] = [
 fn implementation(id: &str) -> Option<&'static dyn Pairing> {
     match id {
         #[cfg(feature = "evm")]
-        crate::x402::eip155::eip3009::ID => Some(&crate::x402::eip155::eip3009::PAIRING),
+        crate::x402::evm::eip3009::ID => Some(&crate::x402::evm::eip3009::PAIRING),
         #[cfg(feature = "evm")]
-        crate::x402::eip155::batch_settlement::ID => Some(&crate::x402::eip155::batch_settlement::PAIRING),
+        crate::x402::evm::batch_settlement::ID => Some(&crate::x402::evm::batch_settlement::PAIRING),
+        crate::x402::cloudflare::ID => Some(&crate::x402::cloudflare::PAIRING),
         #[cfg(feature = "evm")]
-        crate::x402::eip155::cloudflare::ID => Some(&crate::x402::eip155::cloudflare::PAIRING),
+        crate::x402::evm::auth_capture_eip3009::ID => Some(&crate::x402::evm::auth_capture_eip3009::PAIRING),
         #[cfg(feature = "evm")]
-        crate::x402::eip155::auth_capture_eip3009::ID => Some(&crate::x402::eip155::auth_capture_eip3009::PAIRING),
+        crate::x402::evm::auth_capture_permit2::ID => Some(&crate::x402::evm::auth_capture_permit2::PAIRING),
         #[cfg(feature = "evm")]
-        crate::x402::eip155::auth_capture_permit2::ID => Some(&crate::x402::eip155::auth_capture_permit2::PAIRING),
+        crate::x402::evm::erc7710::ID => Some(&crate::x402::evm::erc7710::PAIRING),
         #[cfg(feature = "evm")]
-        crate::x402::eip155::erc7710::ID => Some(&crate::x402::eip155::erc7710::PAIRING),
+        crate::x402::evm::erc7710_salt::ID => Some(&crate::x402::evm::erc7710_salt::PAIRING),
         #[cfg(feature = "evm")]
-        crate::x402::eip155::erc7710_salt::ID => Some(&crate::x402::eip155::erc7710_salt::PAIRING),
+        crate::x402::evm::exact_permit2::ID => Some(&crate::x402::evm::exact_permit2::PAIRING),
         #[cfg(feature = "evm")]
-        crate::x402::eip155::exact_permit2::ID => Some(&crate::x402::eip155::exact_permit2::PAIRING),
-        #[cfg(feature = "evm")]
-        crate::x402::eip155::upto_permit2::ID => Some(&crate::x402::eip155::upto_permit2::PAIRING),
+        crate::x402::evm::upto_permit2::ID => Some(&crate::x402::evm::upto_permit2::PAIRING),
         _ => None,
     }
 }

@@ -151,7 +151,7 @@ impl Terms {
     pub fn of(option: &Map<String, Value>) -> Result<Self, Refusal> {
         let malformed = || Refusal::fixed("x402/option-malformed");
         let extra = option.member("extra").and_then(Value::as_object).ok_or_else(malformed)?;
-        let deployment = super::family::deployment_of(extra).ok_or_else(malformed)?;
+        let deployment = deployment_of(extra).ok_or_else(malformed)?;
         let address = |key: &str, fallback: Option<&'static str>| -> Option<Address> {
             let value = match extra.get(key) {
                 None | Some(Value::Null) => Value::String(fallback?.to_owned()),
@@ -223,4 +223,11 @@ impl Terms {
         let info = self.info(Address::ZERO, salt, U48::try_from(pre_approval_expiry).ok()?);
         Some(AtrHash::from_bytes(payment_hash(self.chain_id, escrow, &info).0))
     }
+}
+
+/// The escrow deployment an auth-capture option names: absent or v1.1's escrow gives v1.1, v1.0's gives v1.0.
+pub(crate) fn deployment_of(extra: &Map<String, Value>) -> Option<&'static Escrow> {
+    let Some(named) = extra.member("authCaptureEscrow") else { return Some(&ESCROW_V1_1) };
+    let named = named.as_str()?;
+    [&ESCROW_V1_1, &ESCROW_V1_0].into_iter().find(|d| named.eq_ignore_ascii_case(d.escrow))
 }

@@ -6,21 +6,21 @@
 use super::family::FamilyPairing;
 use serde_json::{Map, Value};
 
-use super::delegation::MAX_CONTEXT_BYTES;
 use super::family::{Kind, Presented, all_strings, choice_of, presented_as};
-use super::{is_address, uint256_of};
 use crate::codec::is_hex;
 use crate::hash::AtrHash;
 use crate::json::{Member, js_length};
 use crate::pairing::{Chosen, Completion, Unsigned};
+use crate::rail::evm::delegation::MAX_CONTEXT_BYTES;
+use crate::rail::evm::{is_address, uint256_of};
 use crate::refusal::Refusal;
 use crate::signer::{Fields, Signature, SigningRequest};
 use crate::x402::{LEGAL_CONTEXT, X402Payment, legal_context_info};
 
 /// The pairing id.
-pub const ID: &str = "x402/exact/eip155/erc7710";
+pub const ID: &str = Kind::Erc7710.id();
 /// The pairing.
-pub static PAIRING: FamilyPairing<DelegationRequest> = FamilyPairing::new(Kind::Erc7710, false, build);
+pub static PAIRING: FamilyPairing<DelegationRequest> = FamilyPairing::new(Kind::Erc7710, false, build, bound);
 
 /// The members of a delegation answer, in the order the payload carries them.
 const DELEGATION: [&str; 3] = ["delegationManager", "permissionContext", "delegator"];

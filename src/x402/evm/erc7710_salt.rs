@@ -6,17 +6,17 @@
 use super::family::FamilyPairing;
 use serde_json::Value;
 
-use super::delegation::{decode_permission_context, is_reference_manager};
 use super::erc7710::{DelegationRequest, presented};
 use super::family::Kind;
 use crate::hash::AtrHash;
 use crate::json::Member;
+use crate::rail::evm::delegation::{decode_permission_context, is_reference_manager};
 use crate::refusal::Refusal;
 
 /// The pairing id.
-pub const ID: &str = "x402/exact/eip155/erc7710-salt";
+pub const ID: &str = Kind::Erc7710Salt.id();
 /// The pairing.
-pub static PAIRING: FamilyPairing<DelegationRequest> = FamilyPairing::new(Kind::Erc7710Salt, true, build);
+pub static PAIRING: FamilyPairing<DelegationRequest> = FamilyPairing::new(Kind::Erc7710Salt, true, build, bound);
 
 /// The delegation request, as the unsigned level builds it.
 pub fn build(choice: &serde_json::Map<String, Value>, h: &AtrHash) -> Result<DelegationRequest, Refusal> {

@@ -5,13 +5,13 @@
 
 use serde_json::{Map, Value};
 
-use super::escrow::{self, Escrow};
-use super::{chain_id_of, is_address, uint256_of};
 use crate::account::evm_account;
 use crate::codec::is_hex;
 use crate::hash::AtrHash;
 use crate::json::{Member, js_length, safe_int};
 use crate::pairing::{Advertised, Built, ChooseContext, Chosen, Completion, Pairing, Unsigned};
+use crate::rail::evm::escrow::{self, deployment_of};
+use crate::rail::evm::{chain_id_of, is_address, uint256_of};
 use crate::refusal::Refusal;
 use crate::signer::{Signature, SigningRequest, TypedData};
 use crate::x402::{
@@ -20,7 +20,7 @@ use crate::x402::{
 };
 
 /// The id of the EIP-3009 exact pairing, which the filter names for the options it leaves to that pairing.
-const EXACT_EIP3009: &str = super::eip3009::ID;
+const EXACT_EIP3009: &str = "x402/exact/eip155/eip3009";
 
 /// The fewest bytes a signature the signer answers may have.
 pub const MIN_SIGNED_BYTES: usize = 65;
@@ -57,12 +57,12 @@ pub(crate) enum Kind {
 impl Kind {
     pub(crate) const fn id(self) -> &'static str {
         match self {
-            Self::ExactPermit2 => super::exact_permit2::ID,
-            Self::UptoPermit2 => super::upto_permit2::ID,
-            Self::Erc7710 => super::erc7710::ID,
-            Self::Erc7710Salt => super::erc7710_salt::ID,
-            Self::AuthCaptureEip3009 => super::auth_capture_eip3009::ID,
-            Self::AuthCapturePermit2 => super::auth_capture_permit2::ID,
+            Self::ExactPermit2 => "x402/exact/eip155/permit2",
+            Self::UptoPermit2 => "x402/upto/eip155/permit2",
+            Self::Erc7710 => "x402/exact/eip155/erc7710",
+            Self::Erc7710Salt => "x402/exact/eip155/erc7710-salt",
+            Self::AuthCaptureEip3009 => "x402/auth-capture/eip155/eip3009",
+            Self::AuthCapturePermit2 => "x402/auth-capture/eip155/permit2",
         }
     }
 
@@ -78,20 +78,8 @@ impl Kind {
     /// The pairing an option names for this one: both ERC-7710 levels pay the `erc7710` option.
     const fn option_id(self) -> &'static str {
         match self {
-            Self::Erc7710Salt => super::erc7710::ID,
+            Self::Erc7710Salt => Kind::Erc7710.id(),
             other => other.id(),
-        }
-    }
-
-    /// The pairing's reading of H from a payment's members.
-    pub(crate) const fn read(self) -> Read {
-        match self {
-            Self::ExactPermit2 => super::exact_permit2::bound,
-            Self::UptoPermit2 => super::upto_permit2::bound,
-            Self::Erc7710 => super::erc7710::bound,
-            Self::Erc7710Salt => super::erc7710_salt::bound,
-            Self::AuthCaptureEip3009 => super::auth_capture_eip3009::bound,
-            Self::AuthCapturePermit2 => super::auth_capture_permit2::bound,
         }
     }
 
@@ -148,13 +136,6 @@ fn eip3009_of(option: &Map<String, Value>) -> Option<Named> {
     flow_is(extra, ["authorization", "upfront"]).then_some(Named::Pairing(EXACT_EIP3009))
 }
 
-/// The escrow deployment an auth-capture option names: absent or v1.1's escrow gives v1.1, v1.0's gives v1.0.
-pub(crate) fn deployment_of(extra: &Map<String, Value>) -> Option<&'static Escrow> {
-    let Some(named) = extra.member("authCaptureEscrow") else { return Some(&escrow::ESCROW_V1_1) };
-    let named = named.as_str()?;
-    [&escrow::ESCROW_V1_1, &escrow::ESCROW_V1_0].into_iter().find(|d| named.eq_ignore_ascii_case(d.escrow))
-}
-
 /// A network, an asset and a payee: what every option of these schemes places.
 fn places(option: &Map<String, Value>) -> bool {
     network_chain(option).is_some()
@@ -176,8 +157,8 @@ fn option_filter(option: &Map<String, Value>) -> Option<Named> {
                 return None;
             }
             match method.and_then(Value::as_str) {
-                Some("permit2") => Some(Named::Pairing(super::exact_permit2::ID)),
-                Some("erc7710") => Some(Named::Pairing(super::erc7710::ID)),
+                Some("permit2") => Some(Named::Pairing(Kind::ExactPermit2.id())),
+                Some("erc7710") => Some(Named::Pairing(Kind::Erc7710.id())),
                 _ => None,
             }
         }
@@ -188,7 +169,7 @@ fn option_filter(option: &Map<String, Value>) -> Option<Named> {
             if !is_address_member(extra, "facilitatorAddress") {
                 return Some(Named::Refused("x402/facilitator-missing"));
             }
-            Some(Named::Pairing(super::upto_permit2::ID))
+            Some(Named::Pairing(Kind::UptoPermit2.id()))
         }
         Some("auth-capture") => {
             if !places(option) {
@@ -206,9 +187,9 @@ fn option_filter(option: &Map<String, Value>) -> Option<Named> {
                 return Some(Named::Refused("x402/flow-not-carried"));
             }
             match extra.member("assetTransferMethod") {
-                None => Some(Named::Pairing(super::auth_capture_eip3009::ID)),
-                Some(m) if m == "eip3009" => Some(Named::Pairing(super::auth_capture_eip3009::ID)),
-                Some(m) if m == "permit2" => Some(Named::Pairing(super::auth_capture_permit2::ID)),
+                None => Some(Named::Pairing(Kind::AuthCaptureEip3009.id())),
+                Some(m) if m == "eip3009" => Some(Named::Pairing(Kind::AuthCaptureEip3009.id())),
+                Some(m) if m == "permit2" => Some(Named::Pairing(Kind::AuthCapturePermit2.id())),
                 Some(_) => None,
             }
         }
@@ -421,6 +402,7 @@ pub struct FamilyPairing<U> {
     kind: Kind,
     public_proof: bool,
     build: fn(&Map<String, Value>, &AtrHash) -> Result<U, Refusal>,
+    read: Read,
 }
 
 impl<U> FamilyPairing<U> {
@@ -428,8 +410,9 @@ impl<U> FamilyPairing<U> {
         kind: Kind,
         public_proof: bool,
         build: fn(&Map<String, Value>, &AtrHash) -> Result<U, Refusal>,
+        read: Read,
     ) -> Self {
-        Self { kind, public_proof, build }
+        Self { kind, public_proof, build, read }
     }
 }
 
@@ -465,10 +448,10 @@ impl<U: Unsigned + 'static> Pairing for FamilyPairing<U> {
     }
 
     fn bound(&self, presented: &Value, _landed: Option<&Value>) -> Result<AtrHash, Refusal> {
-        (self.kind.read())(presented)
+        (self.read)(presented)
     }
 
     fn bound_built(&self, built: &dyn Built, _landed: Option<&Value>) -> Result<AtrHash, Refusal> {
-        bound_built(self.kind.read(), built)
+        bound_built(self.read, built)
     }
 }

@@ -15,15 +15,18 @@ use serde_json::{Map, Value};
 use tokio::time::Instant;
 use tokio_util::sync::CancellationToken;
 
-use super::types::{AgreementPayment, AgreementReceipt, Options, ToApprove};
-use super::{IDENTITY, declared_over, is_identity, read_capped, sign_steps, trim_http};
 use crate::decline::{DeclineCode, Declined, Moved};
 use crate::fetch::{Fetch, Request};
+use crate::gate::{
+    AgreementPayment, IDENTITY, Options, build_guarded, declared_over, is_identity, read_capped, request_guarded,
+    sign_steps, trim_http,
+};
 use crate::hash::{AtrHash, atr_hash, hash_equals};
 use crate::json::{Member, is_offered};
 use crate::link::{is_https_link, link_fault};
-use crate::pairing::{ChooseContext, Chosen, Pairing, keep_document, x402_pairings};
+use crate::pairing::{ChooseContext, Chosen, Pairing, keep_document};
 use crate::payment::Payment;
+use crate::registry::x402_pairings;
 use crate::signer::Signer;
 use crate::x402::{MAX_OPTIONS, decode_payment_required, timeout_seconds};
 
@@ -39,6 +42,33 @@ pub(crate) const WINDOW_EXTRA_S: u64 = 180;
 pub(crate) const MAX_ANSWER_BYTES: usize = 65_536;
 const RETRY_DEFAULT_S: u64 = 2;
 const RETRY_MIN_S: u64 = 1;
+
+/// An agreement payment waiting for approval: nothing has been signed.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct ToApprove {
+    /// What to approve. Approve by calling again with this value unchanged.
+    pub approve: AgreementPayment,
+    /// The ATR bytes compared.
+    #[serde(with = "crate::codec::base64_bytes")]
+    pub bytes: Vec<u8>,
+    /// Their hash.
+    pub h: AtrHash,
+}
+
+/// The agreement URL's receipt: its statement that the agreement payment carrying H is recorded. The gate does not
+/// look the transaction up.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct AgreementReceipt {
+    /// The hash, as the server wrote it.
+    #[serde(rename = "atrHash")]
+    pub atr_hash: String,
+    /// Always `true`.
+    pub agreed: bool,
+    /// The network the agreement payment settled on.
+    pub network: String,
+    /// The server's transaction reference.
+    pub transaction: String,
+}
 
 /// What the exchange gives when it does not decline.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -439,7 +469,7 @@ async fn sign_agreement(
     h: AtrHash,
 ) -> Result<Payment, Declined> {
     let pairing = selected.pairing;
-    let unsigned = super::build(pairing, &selected.chosen, bytes, &h);
+    let unsigned = build_guarded(pairing, &selected.chosen, bytes, &h);
     let unsigned = match unsigned {
         Ok(u) => u,
         Err(r) if r.is_nothing_to_sign() => {
@@ -447,7 +477,7 @@ async fn sign_agreement(
         }
         Err(r) => return Err(Declined::new(DeclineCode::OfferUnreadable, r.code())),
     };
-    let request = super::request_of(pairing, unsigned.as_ref())
+    let request = request_guarded(pairing, unsigned.as_ref())
         .map_err(|r| Declined::new(DeclineCode::OfferUnreadable, r.code()))?;
     match sign_steps(pairing, &selected.chosen, request, signer, bytes, h).await? {
         Some(finished) => Ok(finished.signed),

@@ -5,13 +5,14 @@ use alloy_primitives::U256;
 use alloy_sol_types::sol;
 use serde_json::{Map, Value};
 
-pub use super::Eip712Parts;
+pub use crate::rail::evm::Eip712Parts;
 
-use super::{Eip3009Token, chain_id_of, eip3009_message, eip3009_typed_data, is_address, uint256_of};
 use crate::codec::is_hex;
 use crate::hash::AtrHash;
 use crate::json::{Member, safe_int};
 use crate::pairing::{Advertised, Built, ChooseContext, Chosen, Completion, Pairing, Unsigned};
+use crate::rail::evm::eip3009::{Eip3009Token, Eip3009Values, eip3009_message, eip3009_typed_data};
+use crate::rail::evm::{chain_id_of, is_address, uint256_of};
 use crate::refusal::Refusal;
 use crate::signer::{Signature, SigningRequest, TypedData};
 use crate::x402::{
@@ -232,7 +233,7 @@ pub fn bound(p: &dyn Member) -> Result<AtrHash, Refusal> {
 
 /// The EIP-712 parts of an authorization's typed data, from `sol!`'s static `TransferWithAuthorization`.
 pub fn eip712_parts(typed: &TypedData) -> Option<Eip712Parts> {
-    let v = super::Eip3009Values::of(typed)?;
+    let v = Eip3009Values::of(typed)?;
     let message = TransferWithAuthorization {
         from: v.from,
         to: v.to,
