@@ -21,6 +21,7 @@ pub mod local;
 pub mod mcp;
 pub mod pairing;
 mod payment;
+pub mod rail;
 mod refusal;
 pub mod signer;
 pub mod x402;

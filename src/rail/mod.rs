@@ -1,0 +1,3 @@
+//! The payment rails, one module per chain family.
+
+pub mod evm;
