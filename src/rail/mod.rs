@@ -1,5 +1,4 @@
 //! Chain codecs shared by every protocol: a rail imports only the rail-free core, and a protocol's pairings on a
 //! chain import that chain's rail.
 
-#[cfg(feature = "evm")]
 pub mod evm;

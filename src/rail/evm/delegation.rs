@@ -7,7 +7,7 @@ use alloy_primitives::{Address, B256, Bytes, U256};
 use alloy_sol_types::{Eip712Domain, SolStruct, SolValue};
 use serde_json::Value;
 
-use super::chain_id_of;
+use super::codec::chain_id_of;
 use crate::codec::{hex_bytes, to_hex};
 
 /// The DelegationManager v1.3.0, at one CREATE2 address on every chain it is deployed on.

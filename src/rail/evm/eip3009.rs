@@ -4,9 +4,9 @@
 use alloy_primitives::{Address, B256, U256};
 use serde_json::{Map, Value};
 
-use super::{EIP712_DOMAIN, address_in, decimal_in, types};
+use super::codec::{EIP712_DOMAIN, address_in, decimal_in, types};
+use super::typed_data::TypedData;
 use crate::json::Member;
-use crate::signer::TypedData;
 
 /// The members of both EIP-3009 authorizations, `TransferWithAuthorization` and `ReceiveWithAuthorization`.
 const EIP3009_AUTHORIZATION: &[(&str, &str)] = &[

@@ -7,7 +7,7 @@ use alloy_primitives::{Address, B256, U256, Uint, keccak256};
 use alloy_sol_types::{SolStruct, SolValue, sol};
 use serde_json::{Map, Value};
 
-use super::{chain_id_of, is_address, uint256_of};
+use super::codec::{chain_id_of, is_address, uint256_of};
 use crate::hash::AtrHash;
 use crate::json::{Member, safe_int};
 use crate::refusal::Refusal;

@@ -7,9 +7,9 @@ use alloy_sol_types::Eip712Domain;
 use indexmap::IndexMap;
 use serde_json::{Map, Value, json};
 
-use super::{Eip712Parts, address_in, decimal_in, object};
+use super::codec::{Eip712Parts, address_in, decimal_in, object};
+use super::typed_data::{TypedData, TypedField};
 use crate::json::Member;
-use crate::signer::{TypedData, TypedField};
 
 /// The canonical Permit2 contract, the same address on every chain.
 pub const PERMIT2: &str = "0x000000000022D473030F116dDEE9F6B43aC78BA3";

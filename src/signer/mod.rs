@@ -1,0 +1,175 @@
+//! The signer seam: what the wallet is asked to sign, and what it answers.
+
+use std::fmt;
+use std::future::Future;
+use std::pin::Pin;
+
+use serde::{Deserialize, Serialize};
+use serde_json::{Map, Value};
+
+// The enum and its per-kind methods are generated from the one table of kinds there.
+mod kinds;
+
+pub use self::kinds::SigningRequest;
+pub use crate::rail::evm::typed_data::{TypedData, TypedField};
+
+/// A boxed, sendable future: the form the two seams ([`Signer`] and [`Fetch`](crate::Fetch)) return, so that both
+/// can be used as trait objects.
+pub type BoxFuture<'a, T> = Pin<Box<dyn Future<Output = T> + Send + 'a>>;
+
+/// The members of a signing request other than its kind, for the kinds whose typed form is not built yet.
+pub type Fields = Map<String, Value>;
+
+impl SigningRequest {
+    /// The request as JSON.
+    pub fn to_json(&self) -> Value {
+        serde_json::to_value(self).unwrap_or(Value::Null)
+    }
+
+    /// A zero answer of the kind's form (65 zero bytes in `0x` hex for `eip712`; 64 zero bytes in base58 for
+    /// `ed25519-raw` and `solana-message`), so a build can be completed and the channel it names read before
+    /// anything is signed; `None` for a kind that has no such form.
+    pub fn placeholder(&self) -> Option<String> {
+        match self {
+            Self::Eip712 { .. } => Some(format!("0x{}", "00".repeat(65))),
+            Self::Ed25519Raw(_) | Self::SolanaMessage(_) => Some("1".repeat(64)),
+            _ => None,
+        }
+    }
+
+    /// Whether the request tells the signer to broadcast what it signs (the signer then moves money itself).
+    pub fn broadcasts(&self) -> bool {
+        self.fields().and_then(|f| f.get("broadcast")) == Some(&Value::Bool(true))
+    }
+}
+
+/// A signer's answer, as JSON: a signature string for most kinds, an object for kinds answered with several values,
+/// a list for a `batch`. Byte strings are `0x` hex unless the kind names another form.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(transparent)]
+pub struct Signature(Value);
+
+impl Signature {
+    /// The answer with this JSON.
+    pub fn new(value: Value) -> Self {
+        Self(value)
+    }
+
+    /// The answer's JSON.
+    pub fn as_json(&self) -> &Value {
+        &self.0
+    }
+
+    /// The answer as a string, when it is one.
+    pub fn as_str(&self) -> Option<&str> {
+        self.0.as_str()
+    }
+
+    /// The answer's JSON, owned.
+    pub fn into_json(self) -> Value {
+        self.0
+    }
+}
+
+impl From<Value> for Signature {
+    fn from(value: Value) -> Self {
+        Self(value)
+    }
+}
+
+impl From<String> for Signature {
+    fn from(value: String) -> Self {
+        Self(Value::String(value))
+    }
+}
+
+impl From<&str> for Signature {
+    fn from(value: &str) -> Self {
+        Self(Value::String(value.to_owned()))
+    }
+}
+
+/// The signer did not sign. The gate turns any such error into `signer-failed`; the message is the signer's own.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error("{0}")]
+pub struct SignerError(String);
+
+impl SignerError {
+    /// An error with this message.
+    pub fn new(message: impl fmt::Display) -> Self {
+        Self(message.to_string())
+    }
+}
+
+/// The wallet: a CAIP-10 account and a way to sign a [`SigningRequest`]. `sign` must sign exactly the request and
+/// change nothing; the gate never calls it before the ATR bytes have been compared.
+pub trait Signer: Send + Sync {
+    /// The CAIP-10 account, e.g. `eip155:84532:0xf39F…2266`: it selects the option and is usually the payer.
+    fn account(&self) -> &str;
+
+    /// Signs the request.
+    fn sign<'a>(&'a self, request: &'a SigningRequest) -> BoxFuture<'a, Result<Signature, SignerError>>;
+}
+
+impl<S: Signer + ?Sized> Signer for std::sync::Arc<S> {
+    fn account(&self) -> &str {
+        (**self).account()
+    }
+    fn sign<'a>(&'a self, request: &'a SigningRequest) -> BoxFuture<'a, Result<Signature, SignerError>> {
+        (**self).sign(request)
+    }
+}
+
+impl<S: Signer + ?Sized> Signer for &S {
+    fn account(&self) -> &str {
+        (**self).account()
+    }
+    fn sign<'a>(&'a self, request: &'a SigningRequest) -> BoxFuture<'a, Result<Signature, SignerError>> {
+        (**self).sign(request)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn kind_is_the_serialised_tag() {
+        // The kinds that carry their members as a JSON object, from the table (every kind but `eip712` and `batch`).
+        let kinds = kinds::FIELDS_KINDS;
+        assert_eq!(kinds.len(), 35);
+        for &kind in kinds {
+            let request: SigningRequest =
+                serde_json::from_value(serde_json::json!({"kind": kind, "broadcast": true})).unwrap();
+            assert_eq!(request.kind(), kind);
+            assert_eq!(request.to_json()["kind"], kind);
+            assert!(request.broadcasts());
+        }
+        let batch = SigningRequest::Batch { requests: vec![] };
+        assert_eq!(batch.kind(), "batch");
+        assert_eq!(batch.to_json()["kind"], "batch");
+    }
+
+    #[test]
+    fn every_kind_round_trips_through_its_json_form() {
+        let mut seen = std::collections::BTreeSet::new();
+        for &kind in kinds::KINDS {
+            let request = SigningRequest::example(kind).unwrap_or_else(|| panic!("no example for {kind}"));
+            assert_eq!(request.kind(), kind);
+            let value = serde_json::to_value(&request).unwrap();
+            assert_eq!(value["kind"], request.kind(), "{value}");
+            assert_eq!(request.to_json(), value);
+            let back: SigningRequest = serde_json::from_value(value.clone()).unwrap();
+            assert_eq!(back, request, "{value}");
+            // The text form too: written, read back, written again to the same bytes.
+            let text = serde_json::to_string(&request).unwrap();
+            let read: SigningRequest = serde_json::from_str(&text).unwrap();
+            assert_eq!(read, request);
+            assert_eq!(serde_json::to_string(&read).unwrap(), text);
+            assert_eq!(read.fields().is_some(), kinds::FIELDS_KINDS.contains(&kind), "{kind}");
+            assert!(seen.insert(kind), "{kind} is in the table twice");
+        }
+        assert_eq!(seen.len(), 37);
+        assert_eq!(kinds::KINDS.len(), 37);
+    }
+}
