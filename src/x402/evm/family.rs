@@ -78,7 +78,7 @@ impl Kind {
     /// The pairing an option names for this one: both ERC-7710 levels pay the `erc7710` option.
     const fn option_id(self) -> &'static str {
         match self {
-            Self::Erc7710Salt => Kind::Erc7710.id(),
+            Self::Erc7710Salt => Self::Erc7710.id(),
             other => other.id(),
         }
     }
