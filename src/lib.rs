@@ -36,6 +36,6 @@ pub use gate::{
 pub use hash::{AtrHash, MAX_ATR_BYTES, NotAHash, atr_hash, hash_equals};
 pub use pairing::{ChannelHold, Chosen, Document, Pairing, Refund, pairing};
 pub use payment::Payment;
-pub use refusal::Refusal;
+pub use refusal::{Reason, Refusal};
 pub use signer::{Signature, Signer, SignerError, SigningRequest, TypedData};
 pub use tokio_util::sync::CancellationToken;
