@@ -23,9 +23,10 @@ use crate::gate::{
 };
 use crate::hash::{AtrHash, atr_hash, hash_equals};
 use crate::json::{Member, is_offered};
-use crate::link::{is_https_link, link_fault};
+use crate::link::{is_https_link, link_reason};
 use crate::pairing::{ChooseContext, Chosen, Pairing, keep_document};
 use crate::payment::Payment;
+use crate::refusal::{Reason, Refusal};
 use crate::registry::x402_pairings;
 use crate::signer::Signer;
 use crate::x402::{MAX_OPTIONS, decode_payment_required, timeout_seconds};
@@ -203,13 +204,16 @@ fn bounds(option: &Value) -> Option<(u64, u64)> {
     Some((t.min(EXCHANGE_CAP_S) + SETTLE_S + VERIFY_S, t.saturating_add(WINDOW_EXTRA_S)))
 }
 
-/// The code the x402 reads give a challenge that serves no option: the first refusal that is not
+/// The refusal of a challenge that serves no option.
+const NO_PAYABLE_OPTION: Refusal = Refusal::x402(Reason::NoPayableOption);
+
+/// The refusal the x402 reads give a challenge that serves no option: the first that is not
 /// `x402/no-payable-option`.
-fn unserved_code(required: &Value) -> String {
+fn unserved(required: &Value) -> Refusal {
     x402_pairings()
         .filter_map(|p| p.read(required).err())
-        .find(|r| r.code() != "x402/no-payable-option")
-        .map_or_else(|| "x402/no-payable-option".to_owned(), |r| r.code().to_owned())
+        .find(|r| *r != NO_PAYABLE_OPTION)
+        .unwrap_or(NO_PAYABLE_OPTION)
 }
 
 /// A fault of the challenge's own (version, legal context, agreement URL) that no x402 read accepts.
@@ -217,7 +221,7 @@ fn challenge_fault(required: &Value) -> Option<String> {
     if x402_pairings().any(|p| p.read(required).is_ok()) {
         return None;
     }
-    Some(unserved_code(required)).filter(|c| c != "x402/no-payable-option")
+    Some(unserved(required)).filter(|r| *r != NO_PAYABLE_OPTION).map(|r| r.code())
 }
 
 /// The option the agreement is paid with, by the main payment's rule: the options in document order, the first one
@@ -230,7 +234,7 @@ fn select(
     approved: Option<&Value>,
 ) -> Result<Selected, Declined> {
     let whole = Value::Object(required.clone());
-    let unreadable_whole = || Declined::new(DeclineCode::OfferUnreadable, unserved_code(&whole));
+    let unreadable_whole = || Declined::new(DeclineCode::OfferUnreadable, unserved(&whole).code());
     let accepts = match required.member("accepts") {
         Some(Value::Array(a)) if a.len() <= MAX_OPTIONS && a.iter().any(Value::is_object) => a,
         _ => return Err(unreadable_whole()),
@@ -240,7 +244,7 @@ fn select(
             return Err(Declined::new(DeclineCode::OfferUnreadable, fault));
         }
         if !is_offered(accepts, approved) {
-            return Err(Declined::new(DeclineCode::OfferUnreadable, "x402/option-not-in-document"));
+            return Err(Declined::new(DeclineCode::OfferUnreadable, Refusal::x402(Reason::OptionNotInDocument).code()));
         }
     }
     let now = options.clock.now();
@@ -261,8 +265,8 @@ fn select(
                     found = Some((pairing, read));
                     break;
                 }
-                Err(r) if r.code() != "x402/no-payable-option" && unreadable.is_none() => {
-                    unreadable = Some(r.code().to_owned());
+                Err(r) if r != NO_PAYABLE_OPTION && unreadable.is_none() => {
+                    unreadable = Some(r.code());
                 }
                 Err(_) => {}
             }
@@ -281,16 +285,15 @@ fn select(
                 return Ok(Selected { option: option.clone(), pairing, h, chosen, limits });
             }
             Err(r) => {
-                unpayable.get_or_insert_with(|| r.code().to_owned());
+                unpayable.get_or_insert_with(|| r.code());
             }
         }
     }
     match (unpayable, unreadable) {
         (None, Some(code)) => Err(Declined::new(DeclineCode::OfferUnreadable, code)),
-        (unpayable, _) => Err(Declined::new(
-            DeclineCode::NoPayableOption,
-            unpayable.unwrap_or_else(|| "x402/no-payable-option".to_owned()),
-        )),
+        (unpayable, _) => {
+            Err(Declined::new(DeclineCode::NoPayableOption, unpayable.unwrap_or_else(|| NO_PAYABLE_OPTION.code())))
+        }
     }
 }
 
@@ -331,13 +334,13 @@ pub(crate) async fn exchange(
     signer: &dyn Signer,
     fetch: &dyn Fetch,
     options: &Options,
-    ns: &str,
+    ns: &'static str,
 ) -> Result<Agreement, Declined> {
     if !is_https_link(url) {
-        return Err(Declined::new(DeclineCode::LinkNotHttps, format!("{ns}/{}", link_fault(url))));
+        return Err(Declined::new(DeclineCode::LinkNotHttps, Refusal::new(ns, link_reason(url)).code()));
     }
     if options.approved.as_ref().is_some_and(|a| !a.option.is_object() || !a.required.is_object()) {
-        return Err(Declined::new(DeclineCode::NoPayableOption, format!("{ns}/input-malformed")));
+        return Err(Declined::new(DeclineCode::NoPayableOption, Refusal::new(ns, Reason::InputMalformed).code()));
     }
     let cancel = options.cancel.as_ref();
     if is_ended(cancel) {
@@ -403,7 +406,7 @@ async fn pay(
         return Err(failed("The approved agreement payment names another agreement URL."));
     }
     let Some(required) = approved.required.as_object() else {
-        return Err(Declined::new(DeclineCode::NoPayableOption, "x402/input-malformed"));
+        return Err(Declined::new(DeclineCode::NoPayableOption, Refusal::x402(Reason::InputMalformed).code()));
     };
     let selected = paying(required, &h, signer.account(), options, Some(&approved.option))?;
     let (request_s, exchange_s) = selected.limits;

@@ -11,6 +11,7 @@ use crate::hash::AtrHash;
 /// across languages.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
 #[serde(rename_all = "kebab-case")]
+#[non_exhaustive]
 pub enum DeclineCode {
     /// The gate has no buyer piece for the pairing, or a value names another pairing.
     PairingNotSupported,

@@ -40,7 +40,7 @@ pub use gate::{
 pub use hash::{AtrHash, MAX_ATR_BYTES, NotAHash, atr_hash, hash_equals};
 pub use pairing::{ChannelHold, Chosen, Document, Pairing, Refund};
 pub use payment::Payment;
-pub use refusal::Refusal;
+pub use refusal::{Reason, Refusal};
 pub use registry::{Entry, Protocol, REGISTRY, built_ids, entry, pairing, x402_pairings};
 pub use signer::{Signature, Signer, SignerError, SigningRequest, TypedData};
 pub use tokio_util::sync::CancellationToken;

@@ -3,6 +3,7 @@
 use url::Url;
 
 use crate::json::js_length;
+use crate::refusal::Reason;
 
 /// The longest link or agreement URL, in UTF-16 code units.
 pub const MAX_LINK_CHARS: usize = 2048;
@@ -110,7 +111,13 @@ pub fn is_other_scheme_link(value: &str) -> bool {
 
 /// The refusal suffix for a value that is not an https link: `link-not-https` or `legal-context-malformed`.
 pub fn link_fault(value: &str) -> &'static str {
-    if is_other_scheme_link(value) { "link-not-https" } else { "legal-context-malformed" }
+    link_reason(value).as_str()
+}
+
+/// The refusal reason for a value that is not an https link: [`Reason::LinkNotHttps`] or
+/// [`Reason::LegalContextMalformed`].
+pub(crate) fn link_reason(value: &str) -> Reason {
+    if is_other_scheme_link(value) { Reason::LinkNotHttps } else { Reason::LegalContextMalformed }
 }
 
 /// Whether the value is an agreement URL: an https link of at most 2048 UTF-16 code units.

@@ -1,49 +1,280 @@
-//! Refusals: a pairing's own reason, `<namespace>/<reason>`, that the gate turns into a decline.
+//! Refusals: a pairing's own reason, `<namespace>/<reason>`, that the gate turns into a decline. A reason is a
+//! [`Reason`] value, and the gate decides on that value, never on the code's text.
 
-use std::borrow::Cow;
 use std::fmt;
 
-/// A pairing's refusal, e.g. `x402/no-payable-option`. It is its own type, never a JSON shape, so a seller or
-/// signer value that looks like `{"refused": true, ...}` can never be mistaken for one.
-#[derive(Clone, PartialEq, Eq, Hash)]
-pub struct Refusal(Cow<'static, str>);
+/// Writes the reasons once: the enum, each reason's kebab string, and (for the tests) the list of them all.
+macro_rules! reasons {
+    ($($(#[doc = $doc:literal])+ $variant:ident => $text:literal,)+) => {
+        /// Why a pairing (or the gate, for a pairing) refuses: the `<reason>` of a refusal's code
+        /// `<namespace>/<reason>`. [`Reason::as_str`] writes it as the reference does, e.g. `not-v2`.
+        #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+        #[non_exhaustive]
+        pub enum Reason {
+            $($(#[doc = $doc])+ $variant,)+
+        }
 
-impl Refusal {
-    /// A refusal with a fixed code.
-    pub const fn fixed(code: &'static str) -> Self {
-        Self(Cow::Borrowed(code))
-    }
+        impl Reason {
+            /// Every reason, in the order they are written.
+            #[cfg(test)]
+            const ALL: &'static [Self] = &[$(Self::$variant,)+];
 
-    /// A refusal with a code built at run time, e.g. `format!("{ns}/input-missing")`.
-    pub fn new(code: impl Into<String>) -> Self {
-        Self(Cow::Owned(code.into()))
-    }
+            /// The reason as the reference writes it, e.g. `no-payable-option`.
+            pub const fn as_str(self) -> &'static str {
+                match self {
+                    $(Self::$variant => $text,)+
+                }
+            }
+        }
+    };
+}
 
-    /// The code.
-    pub fn code(&self) -> &str {
-        &self.0
-    }
+reasons! {
+    /// The document is not an x402 version 2 document.
+    NotV2 => "not-v2",
+    /// An option the pairing carries cannot be read or paid as it is written.
+    OptionMalformed => "option-malformed",
+    /// No option the account can pay.
+    NoPayableOption => "no-payable-option",
+    /// The chosen option is not one the document offers.
+    OptionNotInDocument => "option-not-in-document",
+    /// The chosen option is another pairing's.
+    OptionNotThisPairing => "option-not-this-pairing",
+    /// The buyer's choice cannot be read.
+    ChoiceMalformed => "choice-malformed",
+    /// A buyer input the build needs is missing or not of its form.
+    InputMissing => "input-missing",
+    /// A value the buyer handed back is not of its form.
+    InputMalformed => "input-malformed",
+    /// The document carries no legal context.
+    NoLegalContext => "no-legal-context",
+    /// The legal context cannot be read.
+    LegalContextMalformed => "legal-context-malformed",
+    /// The legal context advertises another H than the one the payment is built with.
+    LegalContextConflict => "legal-context-conflict",
+    /// The link is of another scheme than https.
+    LinkNotHttps => "link-not-https",
+    /// The payment's payload cannot be read.
+    PayloadMalformed => "payload-malformed",
+    /// A signature is not of its form.
+    SignatureMalformed => "signature-malformed",
+    /// The signed nonce is not of its form.
+    NonceMalformed => "nonce-malformed",
+    /// The signed nonce is not the one the payment's terms give.
+    NonceNotPayment => "nonce-not-payment",
+    /// The salt is not of its form.
+    SaltMalformed => "salt-malformed",
+    /// The salt is not bound to the payment.
+    SaltNotBound => "salt-not-bound",
+    /// The Permit2 spender is not the pairing's proxy.
+    SpenderNotProxy => "spender-not-proxy",
+    /// The delegation's permission context cannot be decoded.
+    PermissionContextMalformed => "permission-context-malformed",
+    /// The delegation manager is not the reference deployment on the option's chain.
+    ManagerNotReference => "manager-not-reference",
+    /// The permission context holds no delegation.
+    DelegationEmpty => "delegation-empty",
+    /// The option names no facilitator address.
+    FacilitatorMissing => "facilitator-missing",
+    /// The option's escrow is not the canonical deployment.
+    EscrowNotCanonical => "escrow-not-canonical",
+    /// The option asks for a flow the pairing does not carry.
+    FlowNotCarried => "flow-not-carried",
+    /// The payment identifier cannot be written into the payment.
+    PaymentIdentifierUnwritable => "payment-identifier-unwritable",
+    /// The deposit is above the option's maximum.
+    DepositAboveMax => "deposit-above-max",
+    /// The deposit carries no single authorization the contract takes.
+    DepositAuthorization => "deposit-authorization",
+    /// The payment does not open a channel.
+    NotAnOpening => "not-an-opening",
+    /// The payment is of no channel kind the pairing knows.
+    ChannelKindUnknown => "channel-kind-unknown",
+    /// The channel configuration does not hash to the channel id the payment names.
+    ChannelIdMismatch => "channel-id-mismatch",
+    /// The network is not one the rail reads.
+    NetworkMalformed => "network-malformed",
+    /// A field is not of the form the rail reads.
+    FieldMalformed => "field-malformed",
+    /// The pairing has nothing for the buyer to sign.
+    NothingToSign => "nothing-to-sign",
+    /// The pairing's payment has no signed place for H: nothing for the buyer to sign.
+    NoSignedPlace => "no-signed-place",
+    /// The pairing's in-channel payments carry no H (they sign the channel, which the opening bound).
+    NotBoundWithin => "not-bound-within",
+    /// The pairing's build panicked.
+    BuildFailed => "build-failed",
+    /// A pairing or channel member panicked.
+    MemberFailed => "member-failed",
+    /// The pairing's read-back of H panicked.
+    BoundFailed => "bound-failed",
+}
 
-    /// Whether the code says the pairing has nothing for the buyer to sign (`…/no-signed-place` or
-    /// `…/nothing-to-sign`).
-    pub fn is_nothing_to_sign(&self) -> bool {
-        nothing_to_sign(&self.0)
+impl fmt::Display for Reason {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.as_str())
     }
 }
 
-/// Whether a code or detail ends in `/no-signed-place` or `/nothing-to-sign`.
-pub(crate) fn nothing_to_sign(code: &str) -> bool {
-    code.ends_with("/no-signed-place") || code.ends_with("/nothing-to-sign")
+/// A pairing's refusal, e.g. `x402/no-payable-option`: a namespace (none for the gate's bare `bound-failed` and
+/// `member-failed`) and a [`Reason`]. It is its own type, never a JSON shape, so a seller or signer value that looks
+/// like `{"refused": true, ...}` can never be mistaken for one.
+#[derive(Clone, PartialEq, Eq, Hash)]
+pub struct Refusal {
+    namespace: Option<&'static str>,
+    reason: Reason,
+}
+
+impl Refusal {
+    /// A refusal in a namespace, e.g. `Refusal::new("mpp", Reason::InputMissing)` for `mpp/input-missing`.
+    pub const fn new(namespace: &'static str, reason: Reason) -> Self {
+        Self { namespace: Some(namespace), reason }
+    }
+
+    /// A refusal in the `x402` namespace, e.g. `x402/not-v2`.
+    pub const fn x402(reason: Reason) -> Self {
+        Self::new("x402", reason)
+    }
+
+    /// A refusal in the `evm` namespace, e.g. `evm/field-malformed`.
+    pub const fn evm(reason: Reason) -> Self {
+        Self::new("evm", reason)
+    }
+
+    /// A refusal with no namespace, e.g. `bound-failed`.
+    pub const fn bare(reason: Reason) -> Self {
+        Self { namespace: None, reason }
+    }
+
+    /// The namespace, `None` for a bare refusal.
+    pub const fn namespace(&self) -> Option<&'static str> {
+        self.namespace
+    }
+
+    /// The reason.
+    pub const fn reason(&self) -> Reason {
+        self.reason
+    }
+
+    /// The code as the reference writes it: `<namespace>/<reason>`, or the bare reason.
+    pub fn code(&self) -> String {
+        self.to_string()
+    }
+
+    /// Whether the pairing has nothing for the buyer to sign ([`Reason::NoSignedPlace`] or
+    /// [`Reason::NothingToSign`]).
+    pub const fn is_nothing_to_sign(&self) -> bool {
+        matches!(self.reason, Reason::NothingToSign | Reason::NoSignedPlace)
+    }
 }
 
 impl fmt::Debug for Refusal {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        write!(f, "Refusal({})", self.0)
+        write!(f, "Refusal({self})")
     }
 }
 
 impl fmt::Display for Refusal {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str(&self.0)
+        match self.namespace {
+            Some(namespace) => write!(f, "{namespace}/{}", self.reason.as_str()),
+            None => f.write_str(self.reason.as_str()),
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use std::collections::HashSet;
+
+    use super::{Reason, Refusal};
+
+    /// Every reason with the code it writes in a namespace, as the reference writes it.
+    const CODES: &[(Reason, &str)] = &[
+        (Reason::NotV2, "x402/not-v2"),
+        (Reason::OptionMalformed, "x402/option-malformed"),
+        (Reason::NoPayableOption, "x402/no-payable-option"),
+        (Reason::OptionNotInDocument, "x402/option-not-in-document"),
+        (Reason::OptionNotThisPairing, "x402/option-not-this-pairing"),
+        (Reason::ChoiceMalformed, "x402/choice-malformed"),
+        (Reason::InputMissing, "x402/input-missing"),
+        (Reason::InputMalformed, "x402/input-malformed"),
+        (Reason::NoLegalContext, "x402/no-legal-context"),
+        (Reason::LegalContextMalformed, "x402/legal-context-malformed"),
+        (Reason::LegalContextConflict, "x402/legal-context-conflict"),
+        (Reason::LinkNotHttps, "x402/link-not-https"),
+        (Reason::PayloadMalformed, "x402/payload-malformed"),
+        (Reason::SignatureMalformed, "x402/signature-malformed"),
+        (Reason::NonceMalformed, "x402/nonce-malformed"),
+        (Reason::NonceNotPayment, "x402/nonce-not-payment"),
+        (Reason::SaltMalformed, "x402/salt-malformed"),
+        (Reason::SaltNotBound, "x402/salt-not-bound"),
+        (Reason::SpenderNotProxy, "x402/spender-not-proxy"),
+        (Reason::PermissionContextMalformed, "x402/permission-context-malformed"),
+        (Reason::ManagerNotReference, "x402/manager-not-reference"),
+        (Reason::DelegationEmpty, "x402/delegation-empty"),
+        (Reason::FacilitatorMissing, "x402/facilitator-missing"),
+        (Reason::EscrowNotCanonical, "x402/escrow-not-canonical"),
+        (Reason::FlowNotCarried, "x402/flow-not-carried"),
+        (Reason::PaymentIdentifierUnwritable, "x402/payment-identifier-unwritable"),
+        (Reason::DepositAboveMax, "x402/deposit-above-max"),
+        (Reason::DepositAuthorization, "x402/deposit-authorization"),
+        (Reason::NotAnOpening, "x402/not-an-opening"),
+        (Reason::ChannelKindUnknown, "x402/channel-kind-unknown"),
+        (Reason::ChannelIdMismatch, "x402/channel-id-mismatch"),
+        (Reason::NetworkMalformed, "x402/network-malformed"),
+        (Reason::FieldMalformed, "x402/field-malformed"),
+        (Reason::NothingToSign, "x402/nothing-to-sign"),
+        (Reason::NoSignedPlace, "x402/no-signed-place"),
+        (Reason::NotBoundWithin, "x402/not-bound-within"),
+        (Reason::BuildFailed, "x402/build-failed"),
+        (Reason::MemberFailed, "x402/member-failed"),
+        (Reason::BoundFailed, "x402/bound-failed"),
+    ];
+
+    #[test]
+    fn every_reason_writes_its_code_in_a_namespace() {
+        assert_eq!(CODES.iter().map(|(r, _)| *r).collect::<Vec<_>>(), Reason::ALL);
+        for (reason, code) in CODES {
+            let refusal = Refusal::x402(*reason);
+            assert_eq!(refusal.code(), *code);
+            assert_eq!(refusal.to_string(), *code);
+            assert_eq!(format!("{refusal:?}"), format!("Refusal({code})"));
+            assert_eq!(refusal, Refusal::new("x402", *reason));
+            assert_eq!((refusal.namespace(), refusal.reason()), (Some("x402"), *reason));
+            assert_eq!(Refusal::evm(*reason).code(), code.replacen("x402/", "evm/", 1));
+            assert_eq!(Refusal::new("mpp", *reason).code(), code.replacen("x402/", "mpp/", 1));
+        }
+    }
+
+    #[test]
+    fn a_bare_refusal_writes_its_reason_alone() {
+        assert_eq!(Refusal::bare(Reason::BoundFailed).code(), "bound-failed");
+        assert_eq!(Refusal::bare(Reason::MemberFailed).code(), "member-failed");
+        assert_eq!(format!("{:?}", Refusal::bare(Reason::BoundFailed)), "Refusal(bound-failed)");
+        for reason in Reason::ALL {
+            let bare = Refusal::bare(*reason);
+            assert_eq!((bare.code(), bare.namespace()), (reason.as_str().to_owned(), None));
+            assert_eq!(reason.to_string(), reason.as_str());
+            assert_ne!(bare, Refusal::x402(*reason));
+        }
+    }
+
+    #[test]
+    fn the_reasons_strings_are_distinct_kebab_words() {
+        let strings: HashSet<&str> = Reason::ALL.iter().map(|r| r.as_str()).collect();
+        assert_eq!(strings.len(), Reason::ALL.len());
+        for s in strings {
+            assert!(!s.is_empty() && !s.starts_with('-') && !s.ends_with('-') && !s.contains("--"), "{s}");
+            assert!(s.bytes().all(|b| b.is_ascii_lowercase() || b.is_ascii_digit() || b == b'-'), "{s}");
+        }
+    }
+
+    #[test]
+    fn nothing_to_sign_is_decided_on_the_reason() {
+        assert!(Refusal::x402(Reason::NothingToSign).is_nothing_to_sign());
+        assert!(Refusal::new("card", Reason::NoSignedPlace).is_nothing_to_sign());
+        let others = Reason::ALL.iter().filter(|r| !matches!(r, Reason::NothingToSign | Reason::NoSignedPlace));
+        assert!(others.map(|r| Refusal::x402(*r)).all(|r| !r.is_nothing_to_sign()));
     }
 }

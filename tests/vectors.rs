@@ -701,18 +701,14 @@ fn core_trials(trials: &mut Vec<Trial>) {
             let read = eip3009().read(&doc);
             match refused_as {
                 "accepted" => eq("read link", read.map(|r| r.link), Ok(link.to_owned()))?,
-                fault => {
-                    eq("read", read.map(|r| r.link).map_err(|r| r.code().to_owned()), Err(format!("x402/{fault}")))?
-                }
+                fault => eq("read", read.map(|r| r.link).map_err(|r| r.code()), Err(format!("x402/{fault}")))?,
             }
             let mut doc = Fixed::load().doc();
             doc["extensions"]["legalContext"]["info"]["legalContextAgreementUrl"] = json!(link);
             let read = eip3009().read(&doc);
             match refused_as {
                 "accepted" => eq("read agreement", read.map(|r| r.agreement), Ok(Some(link.to_owned())))?,
-                fault => {
-                    eq("read", read.map(|r| r.link).map_err(|r| r.code().to_owned()), Err(format!("x402/{fault}")))?
-                }
+                fault => eq("read", read.map(|r| r.link).map_err(|r| r.code()), Err(format!("x402/{fault}")))?,
             }
             Ok(())
         }));
@@ -796,7 +792,7 @@ fn pairing_file(key: &str) -> Outcome {
             permit2["accepted"]["extra"]["assetTransferMethod"] = json!("permit2");
             eq(
                 "permit2",
-                eip3009().bound(&permit2, None).map_err(|r| r.code().to_owned()).err(),
+                eip3009().bound(&permit2, None).map_err(|r| r.code()).err(),
                 v2["permit2"]["expect"]["code"].as_str().map(str::to_owned),
             )
         }
@@ -813,7 +809,7 @@ fn pairing_file(key: &str) -> Outcome {
             let read = eip3009().read(&v5["expectDocument"]).map_err(|r| r.to_string())?;
             let Offer::X402 { options, .. } = &read.offer else { return Err("offer".into()) };
             eq("read", json!({"h": read.h.to_hex(), "link": read.link, "options": options}), v5["expectRead"].clone())?;
-            let refusal = |doc: &Value| eip3009().read(doc).err().map(|r| r.code().to_owned());
+            let refusal = |doc: &Value| eip3009().read(doc).err().map(|r| r.code());
             eq(
                 "readHttpLink",
                 refusal(&v5["readHttpLink"]["doc"]),
@@ -845,14 +841,13 @@ fn agreed_refusals(
 ) -> Outcome {
     let h = AtrHash::parse(file["fixed"]["H"].as_str().unwrap()).unwrap();
     let doc = file["V5"]["expectDocument"].clone();
-    let read_code = |doc: &Value| eip3009().read(doc).err().map(|r| r.code().to_owned());
-    let build_code =
-        |choice: &serde_json::Map<String, Value>| eip3009::build(choice, &h).err().map(|r| r.code().to_owned());
+    let read_code = |doc: &Value| eip3009().read(doc).err().map(|r| r.code());
+    let build_code = |choice: &serde_json::Map<String, Value>| eip3009::build(choice, &h).err().map(|r| r.code());
     let payment = match built.complete(&[file["V1"]["expectSignature"].as_str().unwrap().into()], chosen).unwrap() {
         terms::pairing::Completion::Next(_) => return Err("next".into()),
         completion => completion.payment_value().ok_or("no payment")?,
     };
-    let bound_code = |p: &Value| eip3009().bound(p, None).err().map(|r| r.code().to_owned());
+    let bound_code = |p: &Value| eip3009().bound(p, None).err().map(|r| r.code());
     for row in file["agreedRefusals"]["rows"].as_array().unwrap() {
         let case = row["case"].as_str().unwrap();
         let want = row["expect"].as_str().map(str::to_owned);
@@ -909,7 +904,7 @@ fn agreed_refusals(
             }
             "complete with a signature outside 65 to 8192 decoded bytes" => {
                 for sig in [format!("0x{}", "11".repeat(64)), format!("0x{}", "11".repeat(8193)), "11".repeat(65)] {
-                    got.push(built.complete(&[sig.as_str().into()], chosen).err().map(|r| r.code().to_owned()));
+                    got.push(built.complete(&[sig.as_str().into()], chosen).err().map(|r| r.code()));
                 }
             }
             "bound with a signature over 8192 decoded bytes, or not 0x and an even number of hex digits" => {

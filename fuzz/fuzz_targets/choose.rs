@@ -43,7 +43,7 @@ fuzz_target!(|data: &[u8]| {
         let read = pairing.read(&doc);
         match (&got, &read) {
             (Err(d), Err(r)) => {
-                assert_eq!((d.code, d.detail.as_str()), (DeclineCode::OfferUnreadable, r.code()), "{}", f.id);
+                assert_eq!((d.code, d.detail.as_str()), (DeclineCode::OfferUnreadable, r.code().as_str()), "{}", f.id);
             }
             (Ok(_), Err(r)) => panic!("{}: confirmed an offer its read refuses ({r:?})", f.id),
             (_, Ok(_)) => {}

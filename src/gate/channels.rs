@@ -12,7 +12,7 @@ use crate::decline::{DeclineCode, Declined};
 use crate::hash::{MAX_ATR_BYTES, atr_hash, hash_equals};
 use crate::json::{MAX_JSON_DEPTH, within_depth};
 use crate::pairing::{Channel, ChannelHold, ChannelKind, ChannelRef, Pairing, Refund, WithinArgs, namespace};
-use crate::refusal::Refusal;
+use crate::refusal::{Reason, Refusal};
 use crate::signer::{Signer, SigningRequest};
 
 /// A later payment signed in a held channel, and the hold with its largest signed amount updated.
@@ -38,7 +38,7 @@ fn channel_of(pairing: &dyn Pairing) -> Result<&dyn Channel, Declined> {
 
 /// A channel member guarded like every pairing call: a panic inside it reads as `member-failed`.
 fn guarded<T>(f: impl FnOnce() -> Result<T, Refusal>) -> Result<T, Refusal> {
-    super::guarded(f, || Refusal::fixed("member-failed"))
+    super::guarded(f, || Refusal::bare(Reason::MemberFailed))
 }
 
 fn same_channel(read: &Result<ChannelRef, Refusal>, hold: &ChannelHold) -> bool {
@@ -123,7 +123,7 @@ pub async fn within(
         ));
     }
     if refund.and_then(|r| r.amount.as_deref()).is_some_and(|a| !decimal::is_decimal(a)) {
-        return Err(declined(DeclineCode::NoPayableOption, format!("{ns}/input-missing")));
+        return Err(declined(DeclineCode::NoPayableOption, Refusal::new(ns, Reason::InputMissing).code()));
     }
     let atr = b64_decode(&hold.atr)
         .filter(|a| a.len() <= MAX_ATR_BYTES)
@@ -141,7 +141,7 @@ pub async fn within(
     }
 
     let args = WithinArgs { doc, hold, h: &h, refund, inputs: &options.inputs };
-    let build_failed = || declined(DeclineCode::OfferUnreadable, format!("{ns}/build-failed"));
+    let build_failed = || declined(DeclineCode::OfferUnreadable, Refusal::new(ns, Reason::BuildFailed).code());
     let plan = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| channel.plan_within(&args)))
         .unwrap_or_else(|_| Err(build_failed()))?;
     // The amount the payment signs is read before the signer is called: a plan that names none is never signed.
@@ -188,7 +188,7 @@ pub async fn within(
     }
     let committed = match guarded(|| channel.bound_within(&signed)) {
         Ok(inside) => inside == h,
-        Err(r) => r.code().ends_with("/not-bound-within"),
+        Err(r) => r.reason() == Reason::NotBoundWithin,
     };
     if !committed {
         return Err(not_bound("The signed voucher does not commit to the held ATR's hash."));

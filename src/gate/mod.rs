@@ -17,10 +17,10 @@ use crate::decline::{DeclineCode, Declined, Moved};
 use crate::fetch::Fetch;
 use crate::hash::{AtrHash, MAX_ATR_BYTES, atr_hash};
 use crate::json::Member;
-use crate::link::{is_https_link, link_fault};
+use crate::link::{is_https_link, link_reason};
 use crate::pairing::{Built, ChooseContext, Chosen, Completion, Document, Pairing, Unsigned, keep_document, namespace};
 use crate::payment::Payment;
-use crate::refusal::{Refusal, nothing_to_sign};
+use crate::refusal::{Reason, Refusal};
 use crate::signer::{Signature, Signer, SigningRequest};
 
 pub(crate) use atr::{IDENTITY, declared_over, is_identity, read_capped, trim_http};
@@ -38,8 +38,8 @@ fn guarded<T>(f: impl FnOnce() -> Result<T, Refusal>, failed: impl FnOnce() -> R
     catch_unwind(AssertUnwindSafe(f)).unwrap_or_else(|_| Err(failed()))
 }
 
-fn ns_code(pairing: &dyn Pairing, reason: &str) -> Refusal {
-    Refusal::new(format!("{}/{reason}", namespace(pairing.id())))
+fn ns_code(pairing: &dyn Pairing, reason: Reason) -> Refusal {
+    Refusal::new(namespace(pairing.id()), reason)
 }
 
 pub(crate) fn build_guarded<'a>(
@@ -48,22 +48,22 @@ pub(crate) fn build_guarded<'a>(
     bytes: &'a [u8],
     h: &AtrHash,
 ) -> Result<Box<dyn Unsigned + 'a>, Refusal> {
-    guarded(|| pairing.build(chosen, bytes, h), || ns_code(pairing, "build-failed"))
+    guarded(|| pairing.build(chosen, bytes, h), || ns_code(pairing, Reason::BuildFailed))
 }
 
 pub(crate) fn request_guarded(
     pairing: &dyn Pairing,
     unsigned: &dyn Unsigned,
 ) -> Result<Option<SigningRequest>, Refusal> {
-    guarded(|| unsigned.request(), || ns_code(pairing, "build-failed"))
+    guarded(|| unsigned.request(), || ns_code(pairing, Reason::BuildFailed))
 }
 
 fn bound(pairing: &dyn Pairing, presented: &Value, landed: Option<&Value>) -> Result<AtrHash, Refusal> {
-    guarded(|| pairing.bound(presented, landed), || Refusal::fixed("bound-failed"))
+    guarded(|| pairing.bound(presented, landed), || Refusal::bare(Reason::BoundFailed))
 }
 
 fn bound_built(pairing: &dyn Pairing, built: &dyn Built, landed: Option<&Value>) -> Result<AtrHash, Refusal> {
-    guarded(|| pairing.bound_built(built, landed), || Refusal::fixed("bound-failed"))
+    guarded(|| pairing.bound_built(built, landed), || Refusal::bare(Reason::BoundFailed))
 }
 
 /// The first request of the payment rebuilt from `chosen` and the bytes: the request a wallet's first answer answers.
@@ -101,18 +101,18 @@ pub async fn confirm(
 ) -> Result<Confirmed, Declined> {
     let (advertised, link, mut chosen) = {
         let doc = doc.get();
-        let read = guarded(|| pairing.read(doc), || ns_code(pairing, "member-failed"))
+        let read = guarded(|| pairing.read(doc), || ns_code(pairing, Reason::MemberFailed))
             .map_err(|r| decline(DeclineCode::OfferUnreadable, r.code()))?;
         let reference = options.ids.next_id();
         let ctx =
             ChooseContext { account, inputs: &options.inputs, now: options.clock.now(), reference: &reference, doc };
-        let mut chosen = guarded(|| pairing.choose(&read, &ctx), || ns_code(pairing, "member-failed"))
+        let mut chosen = guarded(|| pairing.choose(&read, &ctx), || ns_code(pairing, Reason::MemberFailed))
             .map_err(|r| decline(DeclineCode::NoPayableOption, r.code()))?;
         chosen.agreement = if pairing.public_proof() { None } else { read.agreement };
         (read.h, read.link, chosen)
     };
     if !is_https_link(&link) {
-        let detail = format!("{}/{}", namespace(pairing.id()), link_fault(&link));
+        let detail = ns_code(pairing, link_reason(&link)).code();
         return Err(decline(DeclineCode::LinkNotHttps, detail));
     }
     let bytes = atr::fetch_atr(fetch, &link).await?;
@@ -143,18 +143,48 @@ pub async fn confirm(
 /// itself the payment), and returns the payment only when the pairing reads the hash of these bytes back from it.
 /// The hash is always recomputed from `bytes`: a hash the caller holds is never trusted.
 pub fn finish(bytes: &[u8], chosen: &Chosen, answers: &[Signature], pairing: &dyn Pairing) -> Result<Finish, Declined> {
+    finishing(bytes, chosen, answers, pairing).map_err(|f| f.declined)
+}
+
+/// A decline of [`finish`], with the pairing's refusal it was made from where it was made from one: a caller
+/// decides on the refusal, never on the decline's text.
+struct Unfinished {
+    declined: Declined,
+    refusal: Option<Refusal>,
+}
+
+impl From<Declined> for Unfinished {
+    fn from(declined: Declined) -> Self {
+        Self { declined, refusal: None }
+    }
+}
+
+impl Unfinished {
+    fn refused(declined: Declined, refusal: Refusal) -> Self {
+        Self { declined, refusal: Some(refusal) }
+    }
+}
+
+/// [`finish`], its decline beside the refusal it was made from.
+fn finishing(
+    bytes: &[u8],
+    chosen: &Chosen,
+    answers: &[Signature],
+    pairing: &dyn Pairing,
+) -> Result<Finish, Unfinished> {
     if bytes.len() > MAX_ATR_BYTES {
-        return Err(atr::too_large());
+        return Err(atr::too_large().into());
     }
     if chosen.pairing != pairing.id() {
         return Err(decline(
             DeclineCode::PairingNotSupported,
             format!("The chosen payment is not for the pairing {}.", pairing.id()),
-        ));
+        )
+        .into());
     }
     let h = atr_hash(bytes);
-    let unsigned =
-        build_guarded(pairing, chosen, bytes, &h).map_err(|r| decline(DeclineCode::OfferUnreadable, r.code()))?;
+    let unsigned = build_guarded(pairing, chosen, bytes, &h)
+        .map_err(|r| Unfinished::refused(decline(DeclineCode::OfferUnreadable, r.code()), r))?;
     // Whether the signer moved the money itself matters only on a decline, so it is worked out only there.
     let keep = |code: DeclineCode, detail: &str, signed: Value| {
         let moves = !answers.is_empty()
@@ -168,9 +198,12 @@ pub fn finish(bytes: &[u8], chosen: &Chosen, answers: &[Signature], pairing: &dy
                 DeclineCode::SignedNotBound,
                 "The signer's answer did not complete the payment.",
                 answers_json(answers),
-            ));
+            )
+            .into());
         }
-        Ok(Err(r)) => return Err(keep(DeclineCode::SignedNotBound, r.code(), answers_json(answers))),
+        Ok(Err(r)) => {
+            return Err(Unfinished::refused(keep(DeclineCode::SignedNotBound, &r.code(), answers_json(answers)), r));
+        }
         Ok(Ok(Completion::Next(next))) => return Ok(Finish::Next(Next { next, h })),
         Ok(Ok(Completion::Payment { payment, landed })) => (Box::new(AsValue(payment)), landed),
         Ok(Ok(Completion::Built { payment, landed })) => (payment, landed),
@@ -183,7 +216,8 @@ pub fn finish(bytes: &[u8], chosen: &Chosen, answers: &[Signature], pairing: &dy
             DeclineCode::SignedNotBound,
             "The pairing does not read the hash of the compared bytes from the payment.",
             value_of(built.as_ref()),
-        ));
+        )
+        .into());
     }
     // Written once, after the read-back: the text the caller sends is the payment H was read from.
     let Ok(signed) = catch_unwind(AssertUnwindSafe(|| built.write())) else {
@@ -191,7 +225,8 @@ pub fn finish(bytes: &[u8], chosen: &Chosen, answers: &[Signature], pairing: &dy
             DeclineCode::SignedNotBound,
             "The signer's answer did not complete the payment.",
             answers_json(answers),
-        ));
+        )
+        .into());
     };
     Ok(Finish::Finished(Finished { signed, h, landed }))
 }
@@ -261,9 +296,9 @@ pub(crate) async fn sign_steps(
     h: AtrHash,
 ) -> Result<Option<Finished>, Declined> {
     let Some(first) = first else {
-        return match finish(bytes, chosen, &[], pairing) {
-            Err(d) if nothing_to_sign(&d.detail) => Ok(None),
-            Err(d) => Err(d),
+        return match finishing(bytes, chosen, &[], pairing) {
+            Err(Unfinished { refusal: Some(r), .. }) if r.is_nothing_to_sign() => Ok(None),
+            Err(f) => Err(f.declined),
             Ok(Finish::Next(_)) => {
                 Err(decline(DeclineCode::SignedNotBound, "The pairing asked for a signature it did not request."))
             }

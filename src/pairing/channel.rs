@@ -133,8 +133,9 @@ pub trait Channel: Send + Sync {
     /// The channel the payment names.
     fn channel_ref(&self, payment: &Value, landed: Option<&Value>) -> Result<ChannelRef, Refusal>;
 
-    /// H as a later payment commits to it. A refusal whose code ends in `/not-bound-within` says the pairing's
-    /// vouchers carry no H (they sign the channel, which the opening bound), which the gate accepts.
+    /// H as a later payment commits to it. A refusal whose reason is
+    /// [`NotBoundWithin`](crate::Reason::NotBoundWithin) (`…/not-bound-within`) says the pairing's vouchers carry no
+    /// H (they sign the channel, which the opening bound), which the gate accepts.
     fn bound_within(&self, payment: &Value) -> Result<AtrHash, Refusal>;
 
     /// The most the opening's first voucher lets the seller claim, as a decimal (`"0"` where it names none): where

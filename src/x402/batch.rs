@@ -6,7 +6,7 @@ use serde_json::{Map, Value};
 use super::{Filter, accepted_by, amount_of, is_v2, timeout_seconds};
 use crate::decimal;
 use crate::json::{Member, safe_int};
-use crate::refusal::Refusal;
+use crate::refusal::{Reason, Refusal};
 
 /// The scheme's name in an `accepts` entry.
 pub const SCHEME: &str = "batch-settlement";
@@ -46,10 +46,10 @@ pub type Parts<'a> = (&'a Map<String, Value>, &'a Map<String, Value>);
 /// A presented x402 v2 payment of the pairing: its `accepted`, held to the pairing's filter, and its payload object.
 pub fn payload_of(p: &dyn Member, filter: Filter) -> Result<Parts<'_>, Refusal> {
     if !is_v2(p) {
-        return Err(Refusal::fixed("x402/not-v2"));
+        return Err(Refusal::x402(Reason::NotV2));
     }
     let accepted = accepted_by(p.member("accepted"), filter)?;
-    let payload = p.member("payload").and_then(Value::as_object).ok_or(Refusal::fixed("x402/payload-malformed"))?;
+    let payload = p.member("payload").and_then(Value::as_object).ok_or(Refusal::x402(Reason::PayloadMalformed))?;
     Ok((accepted, payload))
 }
 

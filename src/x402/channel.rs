@@ -9,7 +9,7 @@ use crate::decimal;
 use crate::decline::{DeclineCode, Declined};
 use crate::json::Member;
 use crate::pairing::{Batch, Offer, Pairing, Refund, WithinArgs, WithinPlan};
-use crate::refusal::Refusal;
+use crate::refusal::{Reason, Refusal};
 
 /// What an x402 batch channel's in-channel build takes: the challenge and its option on the held network, the held
 /// opening's channel configuration, the cumulative amount to sign, and the refund asked for.
@@ -42,7 +42,7 @@ pub fn within_offer(pairing: &dyn Pairing, args: &WithinArgs<'_>) -> Result<With
             "The challenge advertises another ATR's hash than the one this channel opened for.",
         ));
     }
-    let no_option = || declined(DeclineCode::NoPayableOption, "x402/no-payable-option");
+    let no_option = || declined(DeclineCode::NoPayableOption, Refusal::x402(Reason::NoPayableOption).code());
     let Offer::X402 { required, options } = read.offer else { return Err(no_option()) };
     let network = Value::String(args.hold.network.clone());
     let accepted = options
@@ -53,7 +53,7 @@ pub fn within_offer(pairing: &dyn Pairing, args: &WithinArgs<'_>) -> Result<With
         .member("amount")
         .and_then(Value::as_str)
         .and_then(decimal::parse)
-        .ok_or_else(|| declined(DeclineCode::OfferUnreadable, "x402/option-malformed"))?;
+        .ok_or_else(|| declined(DeclineCode::OfferUnreadable, Refusal::x402(Reason::OptionMalformed).code()))?;
     let charged = decimal::parse(&args.hold.charged)
         .ok_or_else(|| declined(DeclineCode::SignedNotBound, "The channel hold is malformed."))?;
     // Two amounts of at most 78 digits each sum below 2^512.

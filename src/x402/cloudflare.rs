@@ -12,7 +12,7 @@ use serde_json::{Map, Value};
 use crate::hash::AtrHash;
 use crate::json::Member;
 use crate::pairing::{Advertised, ChooseContext, Chosen, Completion, Offer, Pairing, Unsigned};
-use crate::refusal::Refusal;
+use crate::refusal::{Reason, Refusal};
 use crate::signer::{Signature, SigningRequest};
 use crate::x402::batch::SCHEME;
 use crate::x402::{
@@ -79,7 +79,7 @@ impl Pairing for Cloudflare {
 
     /// The first option on `cloudflare:402`, for an agent's `cloudflare:402:<agent>` account.
     fn choose(&self, read: &Advertised<'_>, ctx: &ChooseContext<'_>) -> Result<Chosen, Refusal> {
-        let no_option = || Refusal::fixed("x402/no-payable-option");
+        let no_option = || Refusal::x402(Reason::NoPayableOption);
         let Offer::X402 { options, .. } = &read.offer else { return Err(no_option()) };
         if !is_agent_account(ctx.account) {
             return Err(no_option());
@@ -124,7 +124,7 @@ pub fn build(choice: &Map<String, Value>, h: &AtrHash) -> Result<Payment, Refusa
     let (required, accepted) = check_chosen(choice.member("required"), choice.member("accepted"), filter)?;
     let (advertised, _) = legal_context_of(required.member("extensions"))?;
     if advertised != *h {
-        return Err(Refusal::fixed("x402/legal-context-conflict"));
+        return Err(Refusal::x402(Reason::LegalContextConflict));
     }
     let mut payload = Map::new();
     payload.insert("amount".into(), accepted.member("amount").cloned().unwrap_or(Value::Null));
@@ -151,7 +151,7 @@ impl Unsigned for Payment {
 /// agent's HTTP message signature is not verified here.
 pub fn bound(p: &dyn Member) -> Result<AtrHash, Refusal> {
     if !is_v2(p) {
-        return Err(Refusal::fixed("x402/not-v2"));
+        return Err(Refusal::x402(Reason::NotV2));
     }
     accepted_by(p.member("accepted"), filter)?;
     legal_context_of(p.member("extensions")).map(|(h, _)| h)

@@ -15,10 +15,10 @@ use serde_json::{Map, Value};
 use crate::codec::b64_decode;
 use crate::hash::AtrHash;
 use crate::json::{Member, Object, exact_object, is_offered, js_length, safe_int};
-use crate::link::{MAX_LINK_CHARS, is_agreement_url, is_https_link, is_other_scheme_link, link_fault};
+use crate::link::{MAX_LINK_CHARS, is_agreement_url, is_https_link, is_other_scheme_link, link_reason};
 use crate::pairing::{Advertised, Built, Chosen, Completion, Offer};
 use crate::payment::Payment;
-use crate::refusal::Refusal;
+use crate::refusal::{Reason, Refusal};
 
 /// The extension that carries H and the link.
 pub const LEGAL_CONTEXT: &str = "legalContext";
@@ -56,7 +56,7 @@ pub fn served_if(pairs: bool, payable: impl FnOnce() -> bool) -> Served {
     } else if payable() {
         Served::Yes
     } else {
-        Served::Refused(Refusal::fixed("x402/option-malformed"))
+        Served::Refused(Refusal::x402(Reason::OptionMalformed))
     }
 }
 
@@ -118,34 +118,34 @@ fn hash_with_non_https_link(info: &Value) -> bool {
 /// The hash and link in a document's `extensions.legalContext`.
 pub fn legal_context_of(extensions: Option<&Value>) -> Result<(AtrHash, String), Refusal> {
     let Some(lc) = extensions.and_then(Value::as_object).and_then(|e| e.get(LEGAL_CONTEXT)) else {
-        return Err(Refusal::fixed("x402/no-legal-context"));
+        return Err(Refusal::x402(Reason::NoLegalContext));
     };
     let info = lc.as_object().and_then(|l| l.member("info")).unwrap_or(&Value::Null);
     let Some((h, link)) = legal_context_info(info) else {
-        return Err(Refusal::fixed(if hash_with_non_https_link(info) {
-            "x402/link-not-https"
+        return Err(Refusal::x402(if hash_with_non_https_link(info) {
+            Reason::LinkNotHttps
         } else {
-            "x402/legal-context-malformed"
+            Reason::LegalContextMalformed
         }));
     };
     if js_length(&link) > MAX_LINK_CHARS {
-        return Err(Refusal::fixed("x402/legal-context-malformed"));
+        return Err(Refusal::x402(Reason::LegalContextMalformed));
     }
     Ok((h, link))
 }
 
 /// The agreement URL a legal context's `info` names: `Ok(None)` when it names none; `Err(fault)` when the two
 /// spellings differ or the value is not an agreement URL.
-pub fn agreement_in(info: Option<&Value>) -> Result<Option<String>, &'static str> {
+pub fn agreement_in(info: Option<&Value>) -> Result<Option<String>, Reason> {
     let Some(info) = info.and_then(Value::as_object) else { return Ok(None) };
     if !info.contains_key(AGREEMENT_URL) && !info.contains_key(AGREEMENT_URL_SNAKE) {
         return Ok(None);
     }
-    let url = either_spelling(info, AGREEMENT_URL, AGREEMENT_URL_SNAKE).map_err(|()| "legal-context-malformed")?;
+    let url = either_spelling(info, AGREEMENT_URL, AGREEMENT_URL_SNAKE).map_err(|()| Reason::LegalContextMalformed)?;
     match url.and_then(Value::as_str) {
         Some(u) if is_agreement_url(u) => Ok(Some(u.to_owned())),
-        Some(u) => Err(link_fault(u)),
-        None => Err("legal-context-malformed"),
+        Some(u) => Err(link_reason(u)),
+        None => Err(Reason::LegalContextMalformed),
     }
 }
 
@@ -153,11 +153,11 @@ pub fn agreement_in(info: Option<&Value>) -> Result<Option<String>, &'static str
 /// options the filter serves, in document order.
 pub fn read_with(doc: &Value, filter: Filter) -> Result<Advertised<'_>, Refusal> {
     let Some(map) = doc.as_object().filter(|_| is_v2(doc)) else {
-        return Err(Refusal::fixed("x402/not-v2"));
+        return Err(Refusal::x402(Reason::NotV2));
     };
     let accepts = match map.member("accepts") {
         Some(Value::Array(a)) if a.len() <= MAX_OPTIONS => a,
-        _ => return Err(Refusal::fixed("x402/option-malformed")),
+        _ => return Err(Refusal::x402(Reason::OptionMalformed)),
     };
     let extensions = map.member("extensions");
     let (h, link) = legal_context_of(extensions)?;
@@ -166,11 +166,11 @@ pub fn read_with(doc: &Value, filter: Filter) -> Result<Advertised<'_>, Refusal>
         .and_then(|e| e.get(LEGAL_CONTEXT))
         .and_then(Value::as_object)
         .and_then(|lc| lc.member("info"));
-    let agreement = agreement_in(info).map_err(|fault| Refusal::new(format!("x402/{fault}")))?;
+    let agreement = agreement_in(info).map_err(Refusal::x402)?;
     let options: Vec<&Value> =
         accepts.iter().filter(|o| o.as_object().is_some_and(|m| filter(m) == Served::Yes)).collect();
     if options.is_empty() {
-        return Err(Refusal::fixed("x402/no-payable-option"));
+        return Err(Refusal::x402(Reason::NoPayableOption));
     }
     Ok(Advertised { h, link, offer: Offer::X402 { required: doc, options }, agreement })
 }
@@ -183,23 +183,23 @@ pub fn check_chosen<'a>(
     filter: Filter,
 ) -> Result<(&'a Object, &'a Object), Refusal> {
     let Some(req) = required.filter(|r| is_v2(*r)).and_then(Value::as_object) else {
-        return Err(Refusal::fixed("x402/not-v2"));
+        return Err(Refusal::x402(Reason::NotV2));
     };
     let accepts = match req.member("accepts") {
         Some(Value::Array(a)) if a.len() <= MAX_OPTIONS => a,
-        _ => return Err(Refusal::fixed("x402/option-malformed")),
+        _ => return Err(Refusal::x402(Reason::OptionMalformed)),
     };
     let accepted = accepted.unwrap_or(&Value::Null);
     if !is_offered(accepts, accepted) {
-        return Err(Refusal::fixed("x402/option-not-in-document"));
+        return Err(Refusal::x402(Reason::OptionNotInDocument));
     }
     let Some(acc) = accepted.as_object() else {
-        return Err(Refusal::fixed("x402/option-not-this-pairing"));
+        return Err(Refusal::x402(Reason::OptionNotThisPairing));
     };
     match filter(acc) {
         Served::Yes => Ok((req, acc)),
         Served::Refused(r) => Err(r),
-        Served::NotMine => Err(Refusal::fixed("x402/option-not-this-pairing")),
+        Served::NotMine => Err(Refusal::x402(Reason::OptionNotThisPairing)),
     }
 }
 
@@ -207,12 +207,12 @@ pub fn check_chosen<'a>(
 /// option its own read would not offer.
 pub fn accepted_by(accepted: Option<&Value>, filter: Filter) -> Result<&Map<String, Value>, Refusal> {
     let Some(acc) = accepted.and_then(Value::as_object) else {
-        return Err(Refusal::fixed("x402/payload-malformed"));
+        return Err(Refusal::x402(Reason::PayloadMalformed));
     };
     match filter(acc) {
         Served::Yes => Ok(acc),
         Served::Refused(r) => Err(r),
-        Served::NotMine => Err(Refusal::fixed("x402/option-not-this-pairing")),
+        Served::NotMine => Err(Refusal::x402(Reason::OptionNotThisPairing)),
     }
 }
 
@@ -338,7 +338,7 @@ pub fn with_payment_identifier(mut signed: Value, chosen: &Chosen) -> Result<Val
 
 /// The extensions with `id` written into the payment-identifier extension's `info`.
 fn with_payment_id(extensions: &Value, id: &str) -> Result<Value, Refusal> {
-    let unwritable = || Refusal::fixed("x402/payment-identifier-unwritable");
+    let unwritable = || Refusal::x402(Reason::PaymentIdentifierUnwritable);
     let mut extensions = extensions.clone();
     let info = extensions
         .get_mut(PAYMENT_IDENTIFIER)
@@ -357,13 +357,13 @@ fn with_payment_id(extensions: &Value, id: &str) -> Result<Value, Refusal> {
 /// others from `accepts` first.
 pub fn first_on_network<'a>(read: &Advertised<'a>, network: &str) -> Result<(&'a Value, &'a Value), Refusal> {
     let Offer::X402 { required, options } = &read.offer else {
-        return Err(Refusal::fixed("x402/no-payable-option"));
+        return Err(Refusal::x402(Reason::NoPayableOption));
     };
     options
         .iter()
         .find(|o| o.member("network").and_then(Value::as_str) == Some(network))
         .map(|o| (*required, *o))
-        .ok_or(Refusal::fixed("x402/no-payable-option"))
+        .ok_or(Refusal::x402(Reason::NoPayableOption))
 }
 
 /// Why a `PAYMENT-REQUIRED` header could not be read.

@@ -84,7 +84,7 @@ fn buyer_row<'a>(file: &'a Value, name: &str, pairing: &str) -> &'a Value {
 }
 
 fn code<T: std::fmt::Debug>(got: Result<T, terms::Refusal>) -> Option<String> {
-    got.err().map(|r| r.code().to_owned())
+    got.err().map(|r| r.code())
 }
 
 /// A later payment built the way `within` builds it, from a held configuration.

@@ -10,7 +10,7 @@ use serde_json::{Map, Value};
 use super::codec::{chain_id_of, is_address, uint256_of};
 use crate::hash::AtrHash;
 use crate::json::{Member, safe_int};
-use crate::refusal::Refusal;
+use crate::refusal::{Reason, Refusal};
 
 /// The zero address.
 pub const ZERO_ADDRESS: &str = "0x0000000000000000000000000000000000000000";
@@ -149,7 +149,7 @@ impl Terms {
     /// `maxFeeBps` at most 65,535; a `paymentFlow` of `authorization` (the escrow's charge) needs a non-zero receiver
     /// authorizer.
     pub fn of(option: &Map<String, Value>) -> Result<Self, Refusal> {
-        let malformed = || Refusal::fixed("x402/option-malformed");
+        let malformed = || Refusal::x402(Reason::OptionMalformed);
         let extra = option.member("extra").and_then(Value::as_object).ok_or_else(malformed)?;
         let deployment = deployment_of(extra).ok_or_else(malformed)?;
         let address = |key: &str, fallback: Option<&'static str>| -> Option<Address> {

@@ -16,7 +16,7 @@ use crate::rail::evm::eip3009::{Eip3009Token, Eip3009Values, eip3009_message, ei
 use crate::rail::evm::escrow::Terms;
 use crate::rail::evm::permit2::{self, Transfer};
 use crate::rail::evm::{Eip712Parts, is_address_text, uint256_of};
-use crate::refusal::Refusal;
+use crate::refusal::{Reason, Refusal};
 use crate::signer::TypedData;
 
 /// The pairing id.
@@ -52,7 +52,7 @@ pub fn bound(presented: &dyn Member) -> Result<AtrHash, Refusal> {
 
 /// The auth-capture build, for either collector.
 pub(super) fn build_for(kind: Kind, choice: &Map<String, Value>, h: &AtrHash) -> Result<Signed, Refusal> {
-    let malformed = || Refusal::fixed("x402/option-malformed");
+    let malformed = || Refusal::x402(Reason::OptionMalformed);
     let c = choice_of(kind, choice)?;
     let terms = Terms::of(c.accepted)?;
     let salt = terms.salt_for(h);
@@ -116,22 +116,22 @@ fn salt_of(value: Option<&Value>) -> Option<AtrHash> {
 pub(super) fn bound_for(kind: Kind, presented: &dyn Member) -> Result<AtrHash, Refusal> {
     let (p, payload) = presented_as(kind, presented)?;
     if !is_signature(payload.member("signature"), 1) {
-        return Err(Refusal::fixed("x402/signature-malformed"));
+        return Err(Refusal::x402(Reason::SignatureMalformed));
     }
-    let accepted = p.member("accepted").and_then(Value::as_object).ok_or(Refusal::fixed("x402/payload-malformed"))?;
+    let accepted = p.member("accepted").and_then(Value::as_object).ok_or(Refusal::x402(Reason::PayloadMalformed))?;
     let terms = Terms::of(accepted)?;
-    let salt = salt_of(payload.member("salt")).ok_or(Refusal::fixed("x402/salt-malformed"))?;
+    let salt = salt_of(payload.member("salt")).ok_or(Refusal::x402(Reason::SaltMalformed))?;
     let mut h = salt;
     if terms.bound {
-        let salt_nonce = salt_of(payload.member("saltNonce")).ok_or(Refusal::fixed("x402/salt-malformed"))?;
+        let salt_nonce = salt_of(payload.member("saltNonce")).ok_or(Refusal::x402(Reason::SaltMalformed))?;
         if terms.salt_for(&salt_nonce) != salt {
-            return Err(Refusal::fixed("x402/salt-not-bound"));
+            return Err(Refusal::x402(Reason::SaltNotBound));
         }
         h = salt_nonce;
     } else if payload.contains_key("saltNonce") {
-        return Err(Refusal::fixed("x402/salt-not-bound"));
+        return Err(Refusal::x402(Reason::SaltNotBound));
     }
-    let payload_malformed = || Refusal::fixed("x402/payload-malformed");
+    let payload_malformed = || Refusal::x402(Reason::PayloadMalformed);
     let (payer, signed, expiry) = if kind == Kind::AuthCaptureEip3009 {
         let keys = ["from", "to", "value", "validAfter", "validBefore", "nonce"];
         let a = strings(payload.member("authorization"), &keys).ok_or_else(payload_malformed)?;
@@ -145,10 +145,10 @@ pub(super) fn bound_for(kind: Kind, presented: &dyn Member) -> Result<AtrHash, R
     let (true, Some(expiry)) = (is_address_text(payer), expiry) else {
         return Err(payload_malformed());
     };
-    let signed = signed.ok_or(Refusal::fixed("x402/nonce-not-payment"))?;
+    let signed = signed.ok_or(Refusal::x402(Reason::NonceNotPayment))?;
     match terms.signature_nonce(&salt, expiry) {
         Some(nonce) if nonce == signed => Ok(h),
-        _ => Err(Refusal::fixed("x402/nonce-not-payment")),
+        _ => Err(Refusal::x402(Reason::NonceNotPayment)),
     }
 }
 

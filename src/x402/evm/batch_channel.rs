@@ -16,7 +16,7 @@ use crate::hash::AtrHash;
 use crate::json::Member;
 use crate::pairing::{Batch, Channel, ChannelKind, ChannelRef, WithinArgs, WithinPlan};
 use crate::rail::evm::chain_id_of;
-use crate::refusal::Refusal;
+use crate::refusal::{Reason, Refusal};
 use crate::signer::SigningRequest;
 use crate::x402::batch::{is_hex_signature, payload_of};
 use crate::x402::channel::WithinOffer;
@@ -45,7 +45,7 @@ pub fn build_within(offer: &WithinOffer, h: &AtrHash) -> Result<InChannel, Refus
         return Err(payload_malformed());
     }
     if config.member("salt").and_then(Value::as_str).and_then(AtrHash::parse) != Some(*h) {
-        return Err(Refusal::fixed("x402/channel-id-mismatch"));
+        return Err(Refusal::x402(Reason::ChannelIdMismatch));
     }
     let u128_of_u512 = |n: U512| u128::try_from(n).ok();
     let max_claimable = u128_of_u512(offer.max_claimable).ok_or_else(malformed)?;
@@ -75,9 +75,9 @@ impl Batch for InChannel {
     }
 
     fn complete(&self, answers: &[String], reference: Option<&str>) -> Result<Value, Refusal> {
-        let [signature] = answers else { return Err(Refusal::fixed("x402/signature-malformed")) };
+        let [signature] = answers else { return Err(Refusal::x402(Reason::SignatureMalformed)) };
         if !is_hex_signature(signature) {
-            return Err(Refusal::fixed("x402/signature-malformed"));
+            return Err(Refusal::x402(Reason::SignatureMalformed));
         }
         let voucher = json!({
             "channelId": self.channel_id,

@@ -17,7 +17,7 @@ use crate::pairing::{
 };
 use crate::rail::evm::eip3009::{Eip3009Token, eip3009_message, eip3009_typed_data};
 use crate::rail::evm::{EIP712_DOMAIN, address_in, chain_id_of, is_address, object, types, uint256_of};
-use crate::refusal::Refusal;
+use crate::refusal::{Reason, Refusal};
 use crate::signer::{Signature, SigningRequest, TypedData};
 use crate::x402::batch::{SCHEME, is_delay, is_hex_signature, payable, payload_of, u128_of};
 use crate::x402::{
@@ -61,11 +61,11 @@ sol! {
 }
 
 pub(super) fn malformed() -> Refusal {
-    Refusal::fixed("x402/option-malformed")
+    Refusal::x402(Reason::OptionMalformed)
 }
 
 pub(super) fn payload_malformed() -> Refusal {
-    Refusal::fixed("x402/payload-malformed")
+    Refusal::x402(Reason::PayloadMalformed)
 }
 
 fn non_zero_address(value: &Value) -> bool {
@@ -123,9 +123,9 @@ pub fn domain(chain_id: u64) -> Eip712Domain {
 /// configuration that is not [`is_channel_config`] is `evm/field-malformed`.
 pub fn channel_id_parts(chain_id: u64, config: &Value) -> Result<ChannelIdParts, Refusal> {
     if chain_id == 0 || chain_id > crate::json::MAX_SAFE_INTEGER as u64 {
-        return Err(Refusal::fixed("evm/network-malformed"));
+        return Err(Refusal::evm(Reason::NetworkMalformed));
     }
-    let field = || Refusal::fixed("evm/field-malformed");
+    let field = || Refusal::evm(Reason::FieldMalformed);
     if !is_channel_config(config) {
         return Err(field());
     }
@@ -158,7 +158,7 @@ pub fn channel_id(chain_id: u64, config: &Value) -> Result<String, Refusal> {
 pub fn deposit_nonce(channel_id: &str, auth_salt: &str) -> Result<String, Refusal> {
     let word = |s: &str| AtrHash::parse(s).map(|h| *h.as_bytes());
     let (Some(id), Some(salt)) = (word(channel_id), word(auth_salt)) else {
-        return Err(Refusal::fixed("evm/field-malformed"));
+        return Err(Refusal::evm(Reason::FieldMalformed));
     };
     Ok(keccak256([id, salt].concat()).to_string())
 }
@@ -249,12 +249,12 @@ impl Pairing for BatchSettlement {
     /// salt (optional, else drawn here once and kept in the choice) from the buyer's inputs; the deposit from the
     /// option's `extra.minDeposit`, else the buyer's `deposit` input, and never above the buyer's `maxDeposit`.
     fn choose(&self, read: &Advertised<'_>, ctx: &ChooseContext<'_>) -> Result<Chosen, Refusal> {
-        let no_option = || Refusal::fixed("x402/no-payable-option");
+        let no_option = || Refusal::x402(Reason::NoPayableOption);
         let account = Account::parse(ctx.account)
             .filter(|a| a.namespace == "eip155" && is_address_text(&a.address))
             .ok_or_else(no_option)?;
         let (_, accepted) = first_on_network(read, &account.network).map_err(|_| no_option())?;
-        let missing = || Refusal::fixed("x402/input-missing");
+        let missing = || Refusal::x402(Reason::InputMissing);
         let authorizer = ctx.inputs.member("payerAuthorizer");
         if authorizer.is_some_and(|a| !is_address(a)) {
             return Err(missing());
@@ -279,7 +279,7 @@ impl Pairing for BatchSettlement {
             }
         };
         if max_deposit.is_some_and(|max| deposit > max) {
-            return Err(Refusal::fixed("x402/deposit-above-max"));
+            return Err(Refusal::x402(Reason::DepositAboveMax));
         }
         let salt = salt.cloned().unwrap_or_else(|| Value::String(random_salt(ctx.reference, ctx.now)));
         let mut choice = Map::new();
@@ -360,7 +360,7 @@ pub(super) fn eip712(typed_data: TypedData) -> SigningRequest {
 pub fn build(choice: &Map<String, Value>, h: &AtrHash) -> Result<Opening, Refusal> {
     let deposit = match choice.member("deposit") {
         None => None,
-        Some(d) => Some(d.as_str().and_then(decimal::parse).ok_or(Refusal::fixed("x402/choice-malformed"))?),
+        Some(d) => Some(d.as_str().and_then(decimal::parse).ok_or(Refusal::x402(Reason::ChoiceMalformed))?),
     };
     let member = |k: &str| choice.member(k).unwrap_or(&Value::Null);
     if !is_address(member("from")) || !is_address(member("payerAuthorizer")) || !is_hash32(member("authSalt")) {
@@ -445,7 +445,7 @@ pub fn build(choice: &Map<String, Value>, h: &AtrHash) -> Result<Opening, Refusa
 
 /// The answers of a batch as a list of strings, one per request; `x402/signature-malformed` for anything else.
 fn batch_answers(answers: &[Signature], count: usize) -> Result<Vec<&str>, Refusal> {
-    let malformed = || Refusal::fixed("x402/signature-malformed");
+    let malformed = || Refusal::x402(Reason::SignatureMalformed);
     let [answer] = answers else { return Err(malformed()) };
     let list = answer.as_json().as_array().filter(|l| l.len() == count).ok_or_else(malformed)?;
     list.iter().map(Value::as_str).collect::<Option<Vec<_>>>().ok_or_else(malformed)
@@ -459,10 +459,10 @@ impl Unsigned for Opening {
     fn complete(&self, answers: &[Signature], chosen: &Chosen) -> Result<Completion<'_>, Refusal> {
         let list = batch_answers(answers, self.requests.len())?;
         let [deposit_sig, voucher_sig] = list.as_slice() else {
-            return Err(Refusal::fixed("x402/signature-malformed"));
+            return Err(Refusal::x402(Reason::SignatureMalformed));
         };
         if !is_hex_signature(deposit_sig) || !is_hex_signature(voucher_sig) {
-            return Err(Refusal::fixed("x402/signature-malformed"));
+            return Err(Refusal::x402(Reason::SignatureMalformed));
         }
         let authorization = match &self.authorization {
             Authorization::Erc3009 { valid_before, salt } => json!({"erc3009Authorization": {
@@ -506,7 +506,7 @@ pub(super) fn payload_kind(payload: &Map<String, Value>) -> Result<ChannelKind, 
             Some(a) if u128_of(a).is_some_and(|a| a > 0) => Ok(ChannelKind::Within),
             Some(_) => Err(payload_malformed()),
         },
-        _ => Err(Refusal::fixed("x402/channel-kind-unknown")),
+        _ => Err(Refusal::x402(Reason::ChannelKindUnknown)),
     }
 }
 
@@ -528,7 +528,7 @@ pub(super) fn channel_of(presented: &dyn Member) -> Result<(ChannelRef, &Map<Str
     let chain_id = chain_id_of(&Value::String(network.to_owned())).ok_or_else(payload_malformed)?;
     let id = channel_id(chain_id, config)?;
     if hex_bytes(voucher_id).is_none_or(|v| hex_bytes(&id).is_none_or(|i| i != v)) {
-        return Err(Refusal::fixed("x402/channel-id-mismatch"));
+        return Err(Refusal::x402(Reason::ChannelIdMismatch));
     }
     Ok((ChannelRef { network: network.to_owned(), channel: id }, payload))
 }
@@ -549,7 +549,7 @@ fn check_deposit(payload: &Map<String, Value>) -> Result<(), Refusal> {
     if deposit.member("amount").and_then(u128_of).is_none_or(|a| a == 0) {
         return Err(payload_malformed());
     }
-    let unauthorized = || Refusal::fixed("x402/deposit-authorization");
+    let unauthorized = || Refusal::x402(Reason::DepositAuthorization);
     let authorization = deposit.member("authorization").and_then(Value::as_object).ok_or_else(unauthorized)?;
     let below_2_256 = |v: Option<&Value>| v.and_then(uint256_of).is_some();
     match (authorization.member("erc3009Authorization"), authorization.member("permit2Authorization")) {
@@ -566,7 +566,7 @@ fn check_deposit(payload: &Map<String, Value>) -> Result<(), Refusal> {
 pub fn bound(presented: &dyn Member) -> Result<AtrHash, Refusal> {
     let (_, payload) = payload_of(presented, filter)?;
     if payload.member("type").and_then(Value::as_str) != Some("deposit") {
-        return Err(Refusal::fixed("x402/not-an-opening"));
+        return Err(Refusal::x402(Reason::NotAnOpening));
     }
     if !is_deposit_config(payload.member("channelConfig").unwrap_or(&Value::Null)) {
         return Err(payload_malformed());

@@ -13,7 +13,7 @@ use crate::json::{Member, safe_int};
 use crate::pairing::{Advertised, Built, ChooseContext, Chosen, Completion, Pairing, Unsigned};
 use crate::rail::evm::eip3009::{Eip3009Token, Eip3009Values, eip3009_message, eip3009_typed_data};
 use crate::rail::evm::{chain_id_of, is_address, uint256_of};
-use crate::refusal::Refusal;
+use crate::refusal::{Reason, Refusal};
 use crate::signer::{Signature, SigningRequest, TypedData};
 use crate::x402::{
     DOCUMENT, Served, X402Payment, accepted_by, amount_of, bound_built, check_chosen, is_v2, read_with, served_if,
@@ -152,7 +152,7 @@ impl Authorization<'_> {
 /// Builds the `TransferWithAuthorization` whose nonce is H from a choice `{required, accepted, from, now}`:
 /// validAfter 0, validBefore now + maxTimeoutSeconds.
 pub fn build<'a>(choice: &'a Map<String, Value>, h: &AtrHash) -> Result<Authorization<'a>, Refusal> {
-    let malformed = || Refusal::fixed("x402/option-malformed");
+    let malformed = || Refusal::x402(Reason::OptionMalformed);
     let payer = choice.member("from").filter(|f| is_address(f)).and_then(Value::as_str).ok_or_else(malformed)?;
     let now = choice.member("now").and_then(safe_int).and_then(|n| u64::try_from(n).ok()).ok_or_else(malformed)?;
     let (required, accepted) = check_chosen(choice.member("required"), choice.member("accepted"), filter)?;
@@ -187,7 +187,7 @@ impl Unsigned for Authorization<'_> {
     }
 
     fn complete(&self, answers: &[Signature], chosen: &Chosen) -> Result<Completion<'_>, Refusal> {
-        let malformed = || Refusal::fixed("x402/signature-malformed");
+        let malformed = || Refusal::x402(Reason::SignatureMalformed);
         let [answer] = answers else { return Err(malformed()) };
         let signature = answer.as_str().filter(|s| is_hex(s)).ok_or_else(malformed)?;
         let size = (signature.len() - 2) / 2;
@@ -205,9 +205,9 @@ impl Unsigned for Authorization<'_> {
 /// Reads H back: the authorization's nonce, from a payment whose `accepted` the pairing's filter serves. The
 /// signature's form is checked; it is not verified here.
 pub fn bound(p: &dyn Member) -> Result<AtrHash, Refusal> {
-    let payload_malformed = || Refusal::fixed("x402/payload-malformed");
+    let payload_malformed = || Refusal::x402(Reason::PayloadMalformed);
     if !is_v2(p) {
-        return Err(Refusal::fixed("x402/not-v2"));
+        return Err(Refusal::x402(Reason::NotV2));
     }
     if p.member("refused").is_some() {
         return Err(payload_malformed());
@@ -226,7 +226,7 @@ pub fn bound(p: &dyn Member) -> Result<AtrHash, Refusal> {
         .filter(|s| is_hex(s))
         .is_some_and(|s| (1..=MAX_SIGNATURE_BYTES).contains(&((s.len() - 2) / 2)));
     if !signature_ok {
-        return Err(Refusal::fixed("x402/signature-malformed"));
+        return Err(Refusal::x402(Reason::SignatureMalformed));
     }
     authorization.member("nonce").and_then(Value::as_str).and_then(AtrHash::parse).ok_or_else(payload_malformed)
 }

@@ -13,7 +13,7 @@ use crate::json::{Member, js_length};
 use crate::pairing::{Chosen, Completion, Unsigned};
 use crate::rail::evm::delegation::MAX_CONTEXT_BYTES;
 use crate::rail::evm::{is_address, uint256_of};
-use crate::refusal::Refusal;
+use crate::refusal::{Reason, Refusal};
 use crate::signer::{Fields, Signature, SigningRequest};
 use crate::x402::{LEGAL_CONTEXT, X402Payment, legal_context_info};
 
@@ -44,7 +44,7 @@ impl DelegationRequest {
 /// amount of its asset to its payee, with salt H.
 pub fn build(choice: &Map<String, Value>, h: &AtrHash) -> Result<DelegationRequest, Refusal> {
     let c = choice_of(Kind::Erc7710, choice)?;
-    let amount = c.accepted.member("amount").and_then(uint256_of).ok_or(Refusal::fixed("x402/option-malformed"))?;
+    let amount = c.accepted.member("amount").and_then(uint256_of).ok_or(Refusal::x402(Reason::OptionMalformed))?;
     let mut fields = Map::new();
     fields.insert("chainId".into(), Value::from(c.chain_id));
     fields.insert("token".into(), Value::String(c.text("asset").to_owned()));
@@ -62,7 +62,7 @@ impl Unsigned for DelegationRequest {
     /// The payment for an answer `{delegationManager, permissionContext, delegator}` of strings: two addresses and
     /// `0x` hex of at most 32 KiB, carried as given.
     fn complete(&self, answers: &[Signature], chosen: &Chosen) -> Result<Completion<'_>, Refusal> {
-        let malformed = || Refusal::fixed("x402/signature-malformed");
+        let malformed = || Refusal::x402(Reason::SignatureMalformed);
         let [answer] = answers else { return Err(malformed()) };
         let answer = answer.as_json().as_object().ok_or_else(malformed)?;
         if !DELEGATION.iter().all(|k| answer.get(*k).is_some_and(Value::is_string)) {
@@ -70,11 +70,11 @@ impl Unsigned for DelegationRequest {
         }
         let member = |k: &str| answer.get(k).cloned().unwrap_or(Value::Null);
         if !is_address(&member("delegationManager")) || !is_address(&member("delegator")) {
-            return Err(Refusal::fixed("x402/payload-malformed"));
+            return Err(Refusal::x402(Reason::PayloadMalformed));
         }
         let context = member("permissionContext");
         if !context.as_str().is_some_and(|c| c.len() <= 2 + 2 * MAX_CONTEXT_BYTES && is_hex(c)) {
-            return Err(Refusal::fixed("x402/permission-context-malformed"));
+            return Err(Refusal::x402(Reason::PermissionContextMalformed));
         }
         let payload: Map<String, Value> = DELEGATION.iter().map(|k| ((*k).to_owned(), member(k))).collect();
         let payment = X402Payment::for_chosen(&self.required, &self.accepted, Value::Object(payload), chosen)?;
@@ -91,7 +91,7 @@ pub(crate) fn presented(kind: Kind, presented: &dyn Member) -> Result<Presented<
         .and_then(Value::as_str)
         .is_some_and(|c| js_length(c) <= 2 + 2 * MAX_CONTEXT_BYTES);
     if !all_strings(payload, &["delegationManager", "delegator"]) || !context_ok {
-        return Err(Refusal::fixed("x402/payload-malformed"));
+        return Err(Refusal::x402(Reason::PayloadMalformed));
     }
     Ok((p, payload))
 }
@@ -107,5 +107,5 @@ pub fn bound(presented_payment: &dyn Member) -> Result<AtrHash, Refusal> {
         .and_then(Value::as_object)
         .and_then(|lc| lc.member("info"))
         .unwrap_or(&Value::Null);
-    legal_context_info(info).map(|(h, _)| h).ok_or(Refusal::fixed("x402/no-legal-context"))
+    legal_context_info(info).map(|(h, _)| h).ok_or(Refusal::x402(Reason::NoLegalContext))
 }

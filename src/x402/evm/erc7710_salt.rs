@@ -11,7 +11,7 @@ use super::family::Kind;
 use crate::hash::AtrHash;
 use crate::json::Member;
 use crate::rail::evm::delegation::{decode_permission_context, is_reference_manager};
-use crate::refusal::Refusal;
+use crate::refusal::{Reason, Refusal};
 
 /// The pairing id.
 pub const ID: &str = Kind::Erc7710Salt.id();
@@ -29,11 +29,11 @@ pub fn bound(presented_payment: &dyn Member) -> Result<AtrHash, Refusal> {
     let (p, payload) = presented(Kind::Erc7710Salt, presented_payment)?;
     let network = p.member("accepted").and_then(|a| a.member("network")).unwrap_or(&Value::Null);
     if !is_reference_manager(payload.member("delegationManager").unwrap_or(&Value::Null), network) {
-        return Err(Refusal::fixed("x402/manager-not-reference"));
+        return Err(Refusal::x402(Reason::ManagerNotReference));
     }
     let context = payload.member("permissionContext").and_then(Value::as_str).unwrap_or_default();
     let delegations =
-        decode_permission_context(context).map_err(|_| Refusal::fixed("x402/permission-context-malformed"))?;
-    let leaf = delegations.first().ok_or(Refusal::fixed("x402/delegation-empty"))?;
+        decode_permission_context(context).map_err(|_| Refusal::x402(Reason::PermissionContextMalformed))?;
+    let leaf = delegations.first().ok_or(Refusal::x402(Reason::DelegationEmpty))?;
     Ok(AtrHash::from_bytes(leaf.salt.to_be_bytes()))
 }

@@ -11,7 +11,7 @@ use crate::hash::AtrHash;
 use crate::json::Member;
 use crate::rail::evm::permit2::{self, EXACT_PERMIT2_PROXY, Transfer, UPTO_PERMIT2_PROXY, Witness};
 use crate::rail::evm::{object, uint256_of};
-use crate::refusal::Refusal;
+use crate::refusal::{Reason, Refusal};
 use crate::signer::TypedField;
 
 /// The pairing id.
@@ -53,7 +53,7 @@ pub(super) fn build_for(kind: Kind, choice: &Map<String, Value>, h: &AtrHash) ->
             value: object(json!({"to": c.text("payTo"), "validAfter": "0"})),
         }
     };
-    let amount = c.accepted.member("amount").and_then(uint256_of).ok_or(Refusal::fixed("x402/option-malformed"))?;
+    let amount = c.accepted.member("amount").and_then(uint256_of).ok_or(Refusal::x402(Reason::OptionMalformed))?;
     let nonce = U256::from_be_bytes(*h.as_bytes());
     let transfer =
         Transfer { chain_id: c.chain_id, token: c.text("asset"), amount, spender, nonce, deadline: c.deadline };
@@ -78,19 +78,19 @@ pub(super) fn build_for(kind: Kind, choice: &Map<String, Value>, h: &AtrHash) ->
 pub(super) fn bound_for(kind: Kind, presented: &dyn Member) -> Result<AtrHash, Refusal> {
     let (_, payload) = presented_as(kind, presented)?;
     if !is_signature(payload.member("signature"), 1) {
-        return Err(Refusal::fixed("x402/signature-malformed"));
+        return Err(Refusal::x402(Reason::SignatureMalformed));
     }
     let a = strings(payload.member("permit2Authorization"), &["from", "spender", "nonce", "deadline"]);
     let permitted = a.and_then(|a| strings(a.member("permitted"), &["token", "amount"]));
     let witness = a.and_then(|a| strings(a.member("witness"), &["to"]));
     let (Some(a), Some(_), Some(witness)) = (a, permitted, witness) else {
-        return Err(Refusal::fixed("x402/payload-malformed"));
+        return Err(Refusal::x402(Reason::PayloadMalformed));
     };
     if !text(a, "spender").eq_ignore_ascii_case(proxy_of(kind)) {
-        return Err(Refusal::fixed("x402/spender-not-proxy"));
+        return Err(Refusal::x402(Reason::SpenderNotProxy));
     }
     if matches!(kind, Kind::UptoPermit2) && !family::all_strings(witness, &["facilitator"]) {
-        return Err(Refusal::fixed("x402/payload-malformed"));
+        return Err(Refusal::x402(Reason::PayloadMalformed));
     }
-    family::nonce_as_hash(text(a, "nonce")).ok_or(Refusal::fixed("x402/nonce-malformed"))
+    family::nonce_as_hash(text(a, "nonce")).ok_or(Refusal::x402(Reason::NonceMalformed))
 }

@@ -12,7 +12,7 @@ use crate::json::{Member, js_length, safe_int};
 use crate::pairing::{Advertised, Built, ChooseContext, Chosen, Completion, Pairing, Unsigned};
 use crate::rail::evm::escrow::{self, deployment_of};
 use crate::rail::evm::{chain_id_of, is_address, uint256_of};
-use crate::refusal::Refusal;
+use crate::refusal::{Reason, Refusal};
 use crate::signer::{Signature, SigningRequest, TypedData};
 use crate::x402::{
     DOCUMENT, Read, Served, X402Payment, accepted_by, amount_of, bound_built, check_chosen, first_on_network, is_v2,
@@ -94,7 +94,7 @@ enum Named {
     /// The pairing with this id.
     Pairing(&'static str),
     /// An option of a scheme these pairings carry, with what is wrong with it.
-    Refused(&'static str),
+    Refused(Reason),
 }
 
 /// A member as the reference reads it: `None` when absent, `Some(Value::Null)` when present as `null`.
@@ -167,7 +167,7 @@ fn option_filter(option: &Map<String, Value>) -> Option<Named> {
                 return None;
             }
             if !is_address_member(extra, "facilitatorAddress") {
-                return Some(Named::Refused("x402/facilitator-missing"));
+                return Some(Named::Refused(Reason::FacilitatorMissing));
             }
             Some(Named::Pairing(Kind::UptoPermit2.id()))
         }
@@ -176,15 +176,15 @@ fn option_filter(option: &Map<String, Value>) -> Option<Named> {
                 return None;
             }
             let Some(extra) = extra.filter(|e| AUTH_CAPTURE_REQUIRED.iter().all(|k| e.contains_key(*k))) else {
-                return Some(Named::Refused("x402/option-malformed"));
+                return Some(Named::Refused(Reason::OptionMalformed));
             };
             if deployment_of(extra).is_none() {
-                return Some(Named::Refused("x402/escrow-not-canonical"));
+                return Some(Named::Refused(Reason::EscrowNotCanonical));
             }
             if !flow_is(Some(extra), ["escrow", "authorization"])
                 || extra.member("autoCapture") == Some(&Value::Bool(true))
             {
-                return Some(Named::Refused("x402/flow-not-carried"));
+                return Some(Named::Refused(Reason::FlowNotCarried));
             }
             match extra.member("assetTransferMethod") {
                 None => Some(Named::Pairing(Kind::AuthCaptureEip3009.id())),
@@ -225,14 +225,14 @@ fn payable(kind: Kind, option: &Map<String, Value>) -> bool {
 /// `x402/option-malformed`, and any other option is not this pairing's.
 pub(crate) fn served(kind: Kind, option: &Map<String, Value>) -> Served {
     match option_filter(option) {
-        Some(Named::Refused(code)) if option.member("scheme").is_some_and(|s| s == kind.scheme()) => {
-            Served::Refused(Refusal::fixed(code))
+        Some(Named::Refused(reason)) if option.member("scheme").is_some_and(|s| s == kind.scheme()) => {
+            Served::Refused(Refusal::x402(reason))
         }
         Some(Named::Pairing(id)) if id == kind.option_id() => {
             if payable(kind, option) {
                 Served::Yes
             } else {
-                Served::Refused(Refusal::fixed("x402/option-malformed"))
+                Served::Refused(Refusal::x402(Reason::OptionMalformed))
             }
         }
         _ => Served::NotMine,
@@ -259,7 +259,7 @@ pub(crate) fn choose(kind: Kind, read: &Advertised<'_>, ctx: &ChooseContext<'_>)
 
 /// [`choose`] for the pairing `id`: every EIP-155 x402 pairing that pays one option from the signer's account.
 pub(crate) fn choose_for(id: &str, read: &Advertised<'_>, ctx: &ChooseContext<'_>) -> Result<Chosen, Refusal> {
-    let (network, from) = evm_account(ctx.account).ok_or(Refusal::fixed("x402/no-payable-option"))?;
+    let (network, from) = evm_account(ctx.account).ok_or(Refusal::x402(Reason::NoPayableOption))?;
     let (_, accepted) = first_on_network(read, &network)?;
     let mut choice = Map::with_capacity(4);
     choice.insert("accepted".into(), accepted.clone());
@@ -294,7 +294,7 @@ impl Choice<'_> {
 
 /// The checks every build makes on the choice: its `from` and `now`, then its document and option.
 pub(crate) fn choice_of(kind: Kind, choice: &Map<String, Value>) -> Result<Choice<'_>, Refusal> {
-    let malformed = || Refusal::fixed("x402/option-malformed");
+    let malformed = || Refusal::x402(Reason::OptionMalformed);
     let payer = choice.member("from").filter(|f| is_address(f)).and_then(Value::as_str).ok_or_else(malformed)?;
     let now = choice.member("now").and_then(safe_int).and_then(|n| u64::try_from(n).ok()).ok_or_else(malformed)?;
     let (required, accepted) = check_chosen(choice.member("required"), choice.member("accepted"), filter_of(kind))?;
@@ -343,10 +343,10 @@ pub(crate) type Presented<'a> = (&'a dyn Member, &'a Map<String, Value>);
 /// A presented payment whose `accepted` the pairing's read offers, with its payload as an object.
 pub(crate) fn presented_as(kind: Kind, p: &dyn Member) -> Result<Presented<'_>, Refusal> {
     if !is_v2(p) {
-        return Err(Refusal::fixed("x402/not-v2"));
+        return Err(Refusal::x402(Reason::NotV2));
     }
     accepted_by(p.member("accepted"), filter_of(kind))?;
-    let payload = p.member("payload").and_then(Value::as_object).ok_or(Refusal::fixed("x402/payload-malformed"))?;
+    let payload = p.member("payload").and_then(Value::as_object).ok_or(Refusal::x402(Reason::PayloadMalformed))?;
     Ok((p, payload))
 }
 
@@ -383,7 +383,7 @@ impl Unsigned for Signed {
 
     /// The payload with the signature first: a hex signature of 65 bytes to 8 KiB.
     fn complete(&self, answers: &[Signature], chosen: &Chosen) -> Result<Completion<'_>, Refusal> {
-        let malformed = || Refusal::fixed("x402/signature-malformed");
+        let malformed = || Refusal::x402(Reason::SignatureMalformed);
         let [answer] = answers else { return Err(malformed()) };
         if !is_signature(Some(answer.as_json()), MIN_SIGNED_BYTES) {
             return Err(malformed());

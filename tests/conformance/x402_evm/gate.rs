@@ -186,7 +186,7 @@ fn bound_changed(file: &str, path: &str, value: Value) -> Result<String, String>
     let f = File::load(file);
     let mut p = f.presented();
     *p.pointer_mut(path).expect("the member is there") = value;
-    f.pairing().bound(&p, None).map(|h| h.to_hex()).map_err(|r| r.code().to_owned())
+    f.pairing().bound(&p, None).map(|h| h.to_hex()).map_err(|r| r.code())
 }
 
 /// Payments naming another spender or amount than the option. The reference's bound (and so this crate's) refuses
@@ -397,7 +397,7 @@ fn read() -> Outcome {
             } else {
                 eq(
                     &format!("{file} by {id}"),
-                    got.map(|_| ()).map_err(|r| r.code().to_owned()),
+                    got.map(|_| ()).map_err(|r| r.code()),
                     Err("x402/no-payable-option".to_owned()),
                 )?;
             }

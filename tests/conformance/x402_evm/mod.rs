@@ -116,7 +116,7 @@ impl File {
 
 /// The code of a refusal, or `None` for a success.
 pub(crate) fn code_of<T>(got: Result<T, Refusal>) -> Option<String> {
-    got.err().map(|r| r.code().to_owned())
+    got.err().map(|r| r.code())
 }
 
 /// The code a row's `expect` (or the row itself) names.
@@ -143,7 +143,7 @@ pub(crate) fn matches_truncated(value: &str, want: &Value) -> Outcome {
 
 /// The bound of a pairing, as a code or the hash.
 pub(crate) fn bound_of(pairing: &dyn Pairing, presented: &Value) -> Result<String, String> {
-    pairing.bound(presented, None).map(|h| h.to_hex()).map_err(|r| r.code().to_owned())
+    pairing.bound(presented, None).map(|h| h.to_hex()).map_err(|r| r.code())
 }
 
 /// The trials of one vector file: each key run or listed, and any key neither run nor listed a failure.

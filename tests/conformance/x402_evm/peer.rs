@@ -105,7 +105,7 @@ fn run(section: &str) -> Outcome {
                         };
                         match terms::pairing(id).unwrap().build(&chosen, b"abc", &h) {
                             Ok(_) => "ok".to_owned(),
-                            Err(r) => r.code().to_owned(),
+                            Err(r) => r.code(),
                         }
                     })
                     .collect()
@@ -117,7 +117,7 @@ fn run(section: &str) -> Outcome {
                     .iter()
                     .map(|id| match terms::pairing(id).unwrap().bound(&presented, None) {
                         Ok(h) => h.to_hex(),
-                        Err(r) => r.code().to_owned(),
+                        Err(r) => r.code(),
                     })
                     .collect()
             }
