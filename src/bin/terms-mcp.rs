@@ -5,7 +5,8 @@ use std::process::ExitCode;
 use std::sync::Arc;
 
 use rmcp::ServiceExt as _;
-use terms::mcp::{BuyerOptions, PublicFetch, buyer_server};
+use terms::http::PublicFetch;
+use terms::mcp::{BuyerOptions, buyer_server};
 
 #[tokio::main]
 async fn main() -> ExitCode {

@@ -8,14 +8,14 @@
 //! # async fn serve() -> Result<(), Box<dyn std::error::Error>> {
 //! use std::sync::Arc;
 //! use terms::mcp::rmcp::ServiceExt as _;
-//! use terms::mcp::{BuyerOptions, PublicFetch, buyer_server};
+//! use terms::http::PublicFetch;
+//! use terms::mcp::{BuyerOptions, buyer_server};
 //!
 //! let server = buyer_server(BuyerOptions::new(Arc::new(PublicFetch::new()?)));
 //! server.serve(terms::mcp::rmcp::transport::stdio()).await?.waiting().await?;
 //! # Ok(()) }
 //! ```
 
-mod public;
 mod schema;
 mod seal;
 mod tools;
@@ -35,7 +35,6 @@ use tokio_util::sync::CancellationToken;
 /// The rmcp crate the server is built on (its `ServiceExt` serves a [`BuyerServer`] over a transport).
 pub use rmcp;
 
-pub use public::{Lookup, PublicFetch, PublicResolver, SystemLookup, check_link, is_public_address, is_public_ip};
 pub use schema::{BASE64_PATTERN, MAC_PATTERN};
 
 use crate::fetch::Fetch;

@@ -9,7 +9,7 @@ use std::time::Duration;
 use libtest_mimic::Trial;
 use proptest::prelude::*;
 use terms::fetch::{Fetch, Request};
-use terms::mcp::{Lookup, PublicFetch, PublicResolver, check_link, is_public_address, is_public_ip};
+use terms::http::{Lookup, PublicFetch, PublicResolver, check_link, is_public_address, is_public_ip};
 use terms::signer::BoxFuture;
 
 use crate::common::*;

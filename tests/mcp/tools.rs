@@ -281,7 +281,7 @@ async fn quickstart() {
     assert_eq!(c["request"]["kind"], "eip712");
     assert_eq!(c["request"]["typedData"]["message"], b6["expect"]["message"]);
     assert_eq!(c["chosen"]["choice"]["accepted"], doc()["accepts"][0]);
-    assert!(terms::mcp::is_public_address("1.1.1.1"));
+    assert!(terms::http::is_public_address("1.1.1.1"));
     assert!(
         c["chosen"]["mac"].as_str().is_some_and(|m| regex::Regex::new(terms::mcp::MAC_PATTERN).unwrap().is_match(m))
     );

@@ -1,4 +1,10 @@
-//! The default [`Fetch`]: reqwest with rustls, hardened for fetching what a seller serves.
+//! The default [`Fetch`]: reqwest with rustls, hardened for fetching what a seller serves, and [`PublicFetch`], the
+//! same fetch that connects only to public addresses.
+//!
+//! Use [`HttpFetch`] when the links your agent follows come from sellers you chose (your own allow-list, a fixed
+//! catalogue). Use [`PublicFetch`] when any seller's document can name the link (an agent browsing the open web, a
+//! server other people's agents drive): without it a document could point the fetch at loopback, the cloud
+//! metadata address or the host's private network.
 
 use std::future::Future;
 use std::pin::Pin;
@@ -9,6 +15,14 @@ use futures_core::Stream;
 
 use crate::fetch::{Body, Fetch, FetchError, Request, Response};
 use crate::signer::BoxFuture;
+
+#[cfg(feature = "loopback")]
+mod loopback;
+mod public;
+
+#[cfg(feature = "loopback")]
+pub use loopback::LoopbackFetch;
+pub use public::{Lookup, PublicFetch, PublicResolver, SystemLookup, check_link, is_public_address, is_public_ip};
 
 /// A [`Fetch`] on reqwest: https only, no redirect followed, no proxy, no decompression, no transport retry (a
 /// request may carry a payment). The gate applies the deadline and the size caps.

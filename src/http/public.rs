@@ -1,4 +1,4 @@
-//! The fetch of the `terms-mcp` binary: a link is fetched only from public addresses. A server that an agent drives
+//! A fetch for links anyone may name (the `terms-mcp` binary's): a link is fetched only from public addresses. A server that an agent drives
 //! fetches whatever link a seller's document names; without this rule a document could point it at the loopback
 //! interface, the cloud metadata address or the host's private network.
 //!
@@ -13,7 +13,7 @@ use std::net::{IpAddr, Ipv4Addr, Ipv6Addr, SocketAddr};
 use std::sync::Arc;
 
 use crate::fetch::{Fetch, FetchError, Request, Response};
-use crate::http::HttpFetch;
+use super::HttpFetch;
 use crate::signer::BoxFuture;
 
 /// The IPv4 blocks that are not globally reachable: IANA's special-purpose registry (this network, private use,

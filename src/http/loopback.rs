@@ -1,0 +1,73 @@
+//! A fetch for tests against a seller of your own on loopback. The gate fetches only `https` links, and a test
+//! seller on `127.0.0.1` serves plain HTTP; [`LoopbackFetch`] sends the link `https://<host>/<path>` to
+//! `http://<address>/<path>` for each host you route to a loopback address, through the same hardened client as
+//! [`HttpFetch`](super::HttpFetch) (no redirect followed, nothing decompressed, no proxy). Any other link is refused
+//! before a connection is made, so nothing reaches the network.
+//!
+//! It exists only with the `loopback` feature. Name that feature in `[dev-dependencies]` alone: Cargo then never
+//! turns it on in a build of your program, so production code cannot reach it by accident.
+
+use std::net::SocketAddr;
+
+use crate::fetch::{Fetch, FetchError, Request, Response};
+use crate::signer::BoxFuture;
+
+/// The gate's fetch for tests: routed `https://<host>/...` links go to a loopback address over plain HTTP.
+#[derive(Debug, Clone)]
+pub struct LoopbackFetch {
+    inner: super::HttpFetch,
+    routes: Vec<(String, SocketAddr)>,
+}
+
+impl LoopbackFetch {
+    /// A fetch with no routes yet (every link is refused until one is routed).
+    pub fn new() -> Result<Self, FetchError> {
+        let client = super::HttpFetch::builder().build().map_err(FetchError::new)?;
+        Ok(Self { inner: super::HttpFetch::from_client(client), routes: Vec::new() })
+    }
+
+    /// Sends `https://<host>/...` to `address`, which must be a loopback address (`127.0.0.0/8` or `::1`).
+    pub fn route(mut self, host: impl Into<String>, address: SocketAddr) -> Result<Self, FetchError> {
+        if !address.ip().is_loopback() {
+            return Err(FetchError::new(format!("{address} is not a loopback address")));
+        }
+        self.routes.push((host.into().to_ascii_lowercase(), address));
+        Ok(self)
+    }
+
+    /// The plain-HTTP URL a routed link goes to, or `None` for a link no route names.
+    fn target(&self, url: &str) -> Option<String> {
+        let rest = url.strip_prefix("https://")?;
+        let (host, path) = rest.split_at(rest.find(['/', '?', '#']).unwrap_or(rest.len()));
+        let (_, address) = self.routes.iter().find(|(h, _)| h.eq_ignore_ascii_case(host))?;
+        let path = if path.starts_with('/') { path.to_owned() } else { format!("/{path}") };
+        Some(format!("http://{address}{path}"))
+    }
+}
+
+impl Fetch for LoopbackFetch {
+    fn get<'a>(&'a self, request: Request<'a>) -> BoxFuture<'a, Result<Response, FetchError>> {
+        Box::pin(async move {
+            let Some(target) = self.target(request.url) else {
+                return Err(FetchError::new(format!("no loopback route for {}", request.url)));
+            };
+            self.inner.get(Request { url: &target, ..request }).await
+        })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn routes_only_named_hosts_to_loopback() {
+        let at: SocketAddr = "127.0.0.1:8402".parse().unwrap();
+        let fetch = LoopbackFetch::new().unwrap().route("seller.test", at).unwrap();
+        assert_eq!(fetch.target("https://seller.test/terms.json").as_deref(), Some("http://127.0.0.1:8402/terms.json"));
+        assert_eq!(fetch.target("https://Seller.Test?x=1").as_deref(), Some("http://127.0.0.1:8402/?x=1"));
+        assert_eq!(fetch.target("https://other.test/terms.json"), None);
+        assert_eq!(fetch.target("http://seller.test/terms.json"), None);
+        assert!(LoopbackFetch::new().unwrap().route("x.test", "10.0.0.1:80".parse().unwrap()).is_err());
+    }
+}
