@@ -105,8 +105,12 @@ impl fmt::Debug for Moved {
 }
 
 /// The gate's answer when it will not go on. `detail` is either one of the reference's fixed sentences or a
-/// refusal code of the form `<namespace>/<reason>`; program against `code`, log `detail`.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, thiserror::Error)]
+/// refusal code of the form `<namespace>/<reason>`; program against `code`, log `detail` and `cause`.
+///
+/// `code` and `detail` are the reference's, character for character. `cause` is ours, a diagnostic beside them (the
+/// transport error behind `atr-unfetchable`, the networks offered behind `no-payable-option`): it is never part of
+/// the reference's answer, and two declines that differ only in their causes are equal.
+#[derive(Debug, Clone, Serialize, Deserialize, thiserror::Error)]
 #[error("{code}: {detail}")]
 pub struct Declined {
     /// Why.
@@ -116,12 +120,28 @@ pub struct Declined {
     /// What already moved, when money moved before the decline.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub moved: Option<Box<Moved>>,
+    /// Why, in more words than the reference's detail: a diagnostic for logs, never to program against.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub cause: Option<String>,
+}
+
+impl PartialEq for Declined {
+    fn eq(&self, other: &Self) -> bool {
+        self.code == other.code && self.detail == other.detail && self.moved == other.moved
+    }
 }
 
 impl Declined {
     /// A decline with nothing moved.
     pub fn new(code: DeclineCode, detail: impl Into<String>) -> Self {
-        Self { code, detail: detail.into(), moved: None }
+        Self { code, detail: detail.into(), moved: None, cause: None }
+    }
+
+    /// The same decline, with a diagnostic cause beside the reference's detail.
+    #[must_use]
+    pub fn with_cause(mut self, cause: impl fmt::Display) -> Self {
+        self.cause = Some(cause.to_string());
+        self
     }
 
     /// The same decline, carrying what moved.

@@ -73,12 +73,13 @@ async fn fetch_once(fetch: &dyn Fetch, link: &str) -> Result<Vec<u8>, Declined> 
     let mut response = fetch
         .get(Request { url: link, headers: &headers })
         .await
-        .map_err(|_| unfetchable("The ATR could not be fetched from the link."))?;
+        .map_err(|e| unfetchable("The ATR could not be fetched from the link.").with_cause(e))?;
     if response.status != 200 {
         return Err(unfetchable(format!("The link answered status {}.", response.status)));
     }
-    if !is_identity(response.header("content-encoding").as_deref()) {
-        return Err(unfetchable("The link served a content coding other than identity."));
+    if let Some(coding) = response.header("content-encoding").filter(|c| !is_identity(Some(c))) {
+        let cause = format!("content-encoding: {coding}");
+        return Err(unfetchable("The link served a content coding other than identity.").with_cause(cause));
     }
     if declared_over(response.header("content-length").as_deref(), MAX_ATR_BYTES) {
         return Err(too_large());
@@ -86,7 +87,8 @@ async fn fetch_once(fetch: &dyn Fetch, link: &str) -> Result<Vec<u8>, Declined> 
     match read_capped(&mut response, MAX_ATR_BYTES).await {
         Ok(body) => Ok(body),
         Err(Some(())) => Err(too_large()),
-        Err(None) => Err(unfetchable("The ATR could not be fetched from the link.")),
+        Err(None) => Err(unfetchable("The ATR could not be fetched from the link.")
+            .with_cause("the body ended with a transport error")),
     }
 }
 
@@ -96,7 +98,10 @@ async fn fetch_once(fetch: &dyn Fetch, link: &str) -> Result<Vec<u8>, Declined> 
 pub(crate) async fn fetch_atr(fetch: &dyn Fetch, link: &str) -> Result<Vec<u8>, Declined> {
     tokio::time::timeout(FETCH_DEADLINE, fetch_once(fetch, link))
         .await
-        .unwrap_or_else(|_| Err(unfetchable("The ATR could not be fetched from the link.")))
+        .unwrap_or_else(|_| {
+            let cause = format!("no whole answer within {} s", FETCH_DEADLINE.as_secs());
+            Err(unfetchable("The ATR could not be fetched from the link.").with_cause(cause))
+        })
 }
 
 #[cfg(test)]

@@ -107,7 +107,11 @@ pub async fn confirm(
         let ctx =
             ChooseContext { account, inputs: &options.inputs, now: options.clock.now(), reference: &reference, doc };
         let mut chosen = guarded(|| pairing.choose(&read, &ctx), || ns_code(pairing, Reason::MemberFailed))
-            .map_err(|r| decline(DeclineCode::NoPayableOption, r.code()))?;
+            .map_err(|r| {
+                let offered = read.offer.networks().join(", ");
+                decline(DeclineCode::NoPayableOption, r.code())
+                    .with_cause(format!("the account {account} is not paid by the options offered on [{offered}]"))
+            })?;
         chosen.agreement = if pairing.public_proof() { None } else { read.agreement };
         (read.h, read.link, chosen)
     };

@@ -47,6 +47,24 @@ pub enum Offer<'a> {
     Json(&'a Value),
 }
 
+impl Offer<'_> {
+    /// The networks the options name (their `network` members), in document order, each once: what a decline for
+    /// an account on another network reports beside its detail.
+    pub fn networks(&self) -> Vec<&str> {
+        let options: &[&Value] = match self {
+            Self::X402 { options, .. } | Self::Challenges(options) => options,
+            Self::Json(_) => &[],
+        };
+        let mut networks: Vec<&str> = Vec::new();
+        for network in options.iter().filter_map(|o| o.pointer("/network").and_then(Value::as_str)) {
+            if !networks.contains(&network) {
+                networks.push(network);
+            }
+        }
+        networks
+    }
+}
+
 /// What the gate chose to pay: a plain value, so a caller can confirm on one machine and finish on another.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct Chosen {

@@ -1,0 +1,68 @@
+//! A decline keeps the reference's code and detail exactly, and carries its cause beside them as a diagnostic.
+
+use serde_json::{Value, json};
+use terms::fetch::{Body, Fetch, FetchError, Request, Response};
+use terms::signer::BoxFuture;
+use terms::{DeclineCode, Options, confirm};
+
+const H: &str = "0x8b1e122580ae3f6a8c3d36a24294e1260a87bde70f597279b973e39310072938";
+
+fn offer() -> Value {
+    json!({
+        "x402Version": 2,
+        "accepts": [{
+            "scheme": "exact", "network": "eip155:84532", "amount": "10000",
+            "asset": "0x036CbD53842c5426634e7929541eC2318f3dCF7e",
+            "payTo": "0x209693Bc6afc0C5328bA36FaF03C514EF312287C",
+            "maxTimeoutSeconds": 60, "extra": {"name": "USDC", "version": "2"}
+        }],
+        "extensions": {"legalContext": {"info": {
+            "type": "sha256", "value": H, "legalContextUrl": format!("https://atr.seller.example/{H}")
+        }}}
+    })
+}
+
+/// A fetch whose every answer is `answer`.
+struct Answers(fn() -> Result<Response, FetchError>);
+
+impl Fetch for Answers {
+    fn get<'a>(&'a self, _: Request<'a>) -> BoxFuture<'a, Result<Response, FetchError>> {
+        let answer = (self.0)();
+        Box::pin(async move { answer })
+    }
+}
+
+const PAYER: &str = "eip155:84532:0xf39Fd6e51aad88F6F4ce6aB8827279cffFb92266";
+
+#[tokio::test]
+async fn the_transport_error_rides_beside_atr_unfetchable() {
+    let fetch = Answers(|| Err(FetchError::new("dns error: no such host atr.seller.example")));
+    let pairing = terms::pairing("x402/exact/eip155/eip3009").unwrap();
+    let d = confirm(offer(), pairing, PAYER, &fetch, &Options::new()).await.unwrap_err();
+    assert_eq!(d.code, DeclineCode::AtrUnfetchable);
+    assert_eq!(d.detail, "The ATR could not be fetched from the link.");
+    assert_eq!(d.cause.as_deref(), Some("dns error: no such host atr.seller.example"));
+    let serialized = serde_json::to_value(&d).unwrap();
+    assert_eq!(serialized["cause"], "dns error: no such host atr.seller.example");
+    assert_eq!(d, terms::Declined::new(DeclineCode::AtrUnfetchable, "The ATR could not be fetched from the link."));
+}
+
+#[tokio::test]
+async fn the_content_coding_rides_beside_atr_unfetchable() {
+    let fetch = Answers(|| Ok(Response::new(200, vec![("Content-Encoding".into(), "gzip".into())], Body::empty())));
+    let pairing = terms::pairing("x402/exact/eip155/eip3009").unwrap();
+    let d = confirm(offer(), pairing, PAYER, &fetch, &Options::new()).await.unwrap_err();
+    assert_eq!((d.code, d.detail.as_str()), (DeclineCode::AtrUnfetchable, "The link served a content coding other than identity."));
+    assert_eq!(d.cause.as_deref(), Some("content-encoding: gzip"));
+}
+
+#[tokio::test]
+async fn the_networks_offered_ride_beside_no_payable_option() {
+    let fetch = Answers(|| panic!("an offer with no payable option is never fetched"));
+    let pairing = terms::pairing("x402/exact/eip155/eip3009").unwrap();
+    let account = "eip155:8453:0xf39Fd6e51aad88F6F4ce6aB8827279cffFb92266";
+    let d = confirm(offer(), pairing, account, &fetch, &Options::new()).await.unwrap_err();
+    assert_eq!((d.code, d.detail.as_str()), (DeclineCode::NoPayableOption, "x402/no-payable-option"));
+    let cause = d.cause.expect("a cause");
+    assert!(cause.contains("eip155:84532") && cause.contains(account), "{cause}");
+}
