@@ -1,6 +1,10 @@
 //! All 67 pairings the Legal Context Protocol defines, with the flags the gate needs, and the ones this build
 //! implements.
 
+use std::panic::{AssertUnwindSafe, catch_unwind};
+
+use serde_json::Value;
+
 use crate::decline::{DeclineCode, Declined};
 use crate::pairing::Pairing;
 
@@ -181,4 +185,42 @@ pub fn built_ids() -> Vec<&'static str> {
 /// The x402 pairings this build implements, in the order the agreement exchange tries them.
 pub fn x402_pairings() -> impl Iterator<Item = &'static dyn Pairing> {
     REGISTRY.iter().filter(|e| e.protocol == Protocol::X402).filter_map(Entry::pairing)
+}
+
+/// The pairing that pays this offer from this account: the first built pairing, in registry order, whose read of the
+/// seller's document serves an option on the account's network. An x402 `PAYMENT-REQUIRED` document names its
+/// options by scheme, network and `extra`, and each option belongs to exactly one pairing, so this is the pairing
+/// [`confirm`](crate::confirm) should be handed. Where two pairings serve the same option (ERC-7710's unsigned level
+/// and its salt level read the same `erc7710` option), the first in registry order is named: a buyer whose wallet
+/// signs salted delegations asks for `x402/exact/eip155/erc7710-salt` by id.
+///
+/// Ours, not the reference's (it takes the pairing id from the caller): it declines `no-payable-option` with its own
+/// detail, and the networks offered as the cause.
+pub fn pairing_for(doc: &Value, account: &str) -> Result<&'static dyn Pairing, Declined> {
+    // The CAIP-2 part of the account, as written: a pairing's own namespace may be longer than CAIP-2 allows
+    // (`cloudflare:402`), and the pairing's choose checks the rest.
+    let mut parts = account.splitn(3, ':');
+    let network = match (parts.next(), parts.next(), parts.next()) {
+        (Some(ns), Some(reference), Some(_)) => Some(format!("{ns}:{reference}")),
+        _ => None,
+    };
+    let mut offered: Vec<String> = Vec::new();
+    for pairing in REGISTRY.iter().filter_map(Entry::pairing) {
+        // A pairing's read is guarded as the gate guards it: one family's panic never takes the caller down.
+        let Ok(Ok(read)) = catch_unwind(AssertUnwindSafe(|| pairing.read(doc))) else { continue };
+        let networks = read.offer.networks();
+        if network.as_deref().is_some_and(|n| networks.contains(&n)) {
+            return Ok(pairing);
+        }
+        for n in networks {
+            if !offered.iter().any(|o| o == n) {
+                offered.push(n.to_owned());
+            }
+        }
+    }
+    Err(Declined::new(
+        DeclineCode::NoPayableOption,
+        "No pairing of this build pays an option of the offer on the account's network.",
+    )
+    .with_cause(format!("the account {account} is not on any network offered: [{}]", offered.join(", "))))
 }

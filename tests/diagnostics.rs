@@ -52,7 +52,10 @@ async fn the_content_coding_rides_beside_atr_unfetchable() {
     let fetch = Answers(|| Ok(Response::new(200, vec![("Content-Encoding".into(), "gzip".into())], Body::empty())));
     let pairing = terms::pairing("x402/exact/eip155/eip3009").unwrap();
     let d = confirm(offer(), pairing, PAYER, &fetch, &Options::new()).await.unwrap_err();
-    assert_eq!((d.code, d.detail.as_str()), (DeclineCode::AtrUnfetchable, "The link served a content coding other than identity."));
+    assert_eq!(
+        (d.code, d.detail.as_str()),
+        (DeclineCode::AtrUnfetchable, "The link served a content coding other than identity.")
+    );
     assert_eq!(d.cause.as_deref(), Some("content-encoding: gzip"));
 }
 

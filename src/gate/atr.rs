@@ -96,12 +96,10 @@ async fn fetch_once(fetch: &dyn Fetch, link: &str) -> Result<Vec<u8>, Declined> 
 /// with its body unread, at most [`MAX_ATR_BYTES`] read (exactly that many is accepted), all within one 10 s
 /// deadline. Every non-success path drops the body, which cancels the transfer.
 pub(crate) async fn fetch_atr(fetch: &dyn Fetch, link: &str) -> Result<Vec<u8>, Declined> {
-    tokio::time::timeout(FETCH_DEADLINE, fetch_once(fetch, link))
-        .await
-        .unwrap_or_else(|_| {
-            let cause = format!("no whole answer within {} s", FETCH_DEADLINE.as_secs());
-            Err(unfetchable("The ATR could not be fetched from the link.").with_cause(cause))
-        })
+    tokio::time::timeout(FETCH_DEADLINE, fetch_once(fetch, link)).await.unwrap_or_else(|_| {
+        let cause = format!("no whole answer within {} s", FETCH_DEADLINE.as_secs());
+        Err(unfetchable("The ATR could not be fetched from the link.").with_cause(cause))
+    })
 }
 
 #[cfg(test)]

@@ -106,8 +106,8 @@ pub async fn confirm(
         let reference = options.ids.next_id();
         let ctx =
             ChooseContext { account, inputs: &options.inputs, now: options.clock.now(), reference: &reference, doc };
-        let mut chosen = guarded(|| pairing.choose(&read, &ctx), || ns_code(pairing, Reason::MemberFailed))
-            .map_err(|r| {
+        let mut chosen =
+            guarded(|| pairing.choose(&read, &ctx), || ns_code(pairing, Reason::MemberFailed)).map_err(|r| {
                 let offered = read.offer.networks().join(", ");
                 decline(DeclineCode::NoPayableOption, r.code())
                     .with_cause(format!("the account {account} is not paid by the options offered on [{offered}]"))

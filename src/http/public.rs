@@ -12,8 +12,8 @@ use std::io;
 use std::net::{IpAddr, Ipv4Addr, Ipv6Addr, SocketAddr};
 use std::sync::Arc;
 
-use crate::fetch::{Fetch, FetchError, Request, Response};
 use super::HttpFetch;
+use crate::fetch::{Fetch, FetchError, Request, Response};
 use crate::signer::BoxFuture;
 
 /// The IPv4 blocks that are not globally reachable: IANA's special-purpose registry (this network, private use,

@@ -1,0 +1,55 @@
+//! `pairing_for` names, for each x402 vector file's offer and account, the pairing the file's rows pay it with.
+
+use std::path::Path;
+
+use serde_json::Value;
+use terms::{DeclineCode, pairing_for};
+
+/// Every vector file's `buyer` row B2: the offer, the account and the pairing the reference pays it with.
+fn rows() -> Vec<(String, Value, String, String)> {
+    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/vectors");
+    let mut rows = Vec::new();
+    for entry in std::fs::read_dir(dir).unwrap() {
+        let path = entry.unwrap().path();
+        let Ok(file) = serde_json::from_slice::<Value>(&std::fs::read(&path).unwrap()) else { continue };
+        let Some(found) = file["buyer"]["rows"].as_array().and_then(|r| r.iter().find(|r| r["name"] == "B2")) else {
+            continue;
+        };
+        let name = path.file_name().unwrap().to_string_lossy().into_owned();
+        let account = found["input"]["account"].as_str().unwrap().to_owned();
+        let pairing = found["pairing"].as_str().unwrap().to_owned();
+        rows.push((name, found["input"]["doc"].clone(), account, pairing));
+    }
+    rows.sort_by(|a, b| a.0.cmp(&b.0));
+    rows
+}
+
+#[test]
+fn each_files_offer_goes_to_its_pairing() {
+    let rows = rows();
+    assert!(rows.len() >= 8, "{} files", rows.len());
+    for (file, doc, account, pairing) in rows {
+        let found = pairing_for(&doc, &account).unwrap_or_else(|d| panic!("{file}: {d:?}"));
+        let named = terms::pairing(&pairing).unwrap();
+        let served = |p: &dyn terms::Pairing| p.read(&doc).map(|r| format!("{:?}", r.offer)).ok();
+        // The row's own pairing, or one the document cannot tell from it (both serve the very same options).
+        assert!(
+            found.id() == pairing || (served(found).is_some() && served(found) == served(named)),
+            "{file}: {} for {pairing}",
+            found.id()
+        );
+    }
+}
+
+#[test]
+fn an_account_on_no_offered_network_is_declined_with_the_networks() {
+    for (file, doc, account, _) in rows() {
+        let elsewhere = account.replacen("eip155:84532", "eip155:1", 1).replacen("eip155:8453:", "eip155:1:", 1);
+        if elsewhere == account {
+            continue;
+        }
+        let d = pairing_for(&doc, &elsewhere).map(|p| p.id()).unwrap_err();
+        assert_eq!(d.code, DeclineCode::NoPayableOption, "{file}");
+        assert!(d.cause.as_deref().is_some_and(|c| c.contains("eip155:")), "{file}: {:?}", d.cause);
+    }
+}
