@@ -18,6 +18,7 @@ use crate::fetch::Fetch;
 use crate::hash::{AtrHash, MAX_ATR_BYTES, atr_hash};
 use crate::json::Member;
 use crate::link::{is_https_link, link_reason};
+use crate::pairing::check_inputs;
 use crate::pairing::{Built, ChooseContext, Chosen, Completion, Document, Pairing, Unsigned, keep_document, namespace};
 use crate::payment::Payment;
 use crate::refusal::{Reason, Refusal};
@@ -106,7 +107,8 @@ pub async fn confirm(
         let reference = options.ids.next_id();
         let ctx =
             ChooseContext { account, inputs: &options.inputs, now: options.clock.now(), reference: &reference, doc };
-        let mut chosen = guarded(|| pairing.choose(&read, &ctx), || ns_code(pairing, Reason::MemberFailed))
+        let choose = || check_inputs(pairing, ctx.inputs).and_then(|()| pairing.choose(&read, &ctx));
+        let mut chosen = guarded(choose, || ns_code(pairing, Reason::MemberFailed))
             .map_err(|r| decline(DeclineCode::NoPayableOption, r.code()))?;
         chosen.agreement = if pairing.public_proof() { None } else { read.agreement };
         (read.h, read.link, chosen)
