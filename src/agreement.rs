@@ -24,7 +24,7 @@ use crate::gate::{
 use crate::hash::{AtrHash, atr_hash, hash_equals};
 use crate::json::{Member, is_offered};
 use crate::link::{is_https_link, link_reason};
-use crate::pairing::{ChooseContext, Chosen, Pairing, keep_document};
+use crate::pairing::{ChooseContext, Chosen, Pairing, choose_with_inputs, keep_document};
 use crate::payment::Payment;
 use crate::refusal::{Reason, Refusal};
 use crate::registry::x402_pairings;
@@ -278,7 +278,7 @@ fn select(
         let Some(limits) = bounds(option) else { continue };
         let reference = options.ids.next_id();
         let ctx = ChooseContext { account, inputs: &options.inputs, now, reference: &reference, doc: &only };
-        match pairing.choose(&read, &ctx) {
+        match choose_with_inputs(pairing, &read, &ctx) {
             Ok(mut chosen) => {
                 let h = read.h;
                 keep_document(pairing, &mut chosen, only);

@@ -39,6 +39,7 @@ pub use gate::{
 };
 pub use hash::{AtrHash, MAX_ATR_BYTES, NotAHash, atr_hash, hash_equals};
 pub use pairing::{ChannelHold, Chosen, Document, Pairing, Refund};
+pub use pairing::{InputSpec, Quote};
 pub use payment::Payment;
 pub use refusal::{Reason, Refusal};
 pub use registry::{Entry, Protocol, REGISTRY, built_ids, entry, pairing, pairing_for, x402_pairings};

@@ -224,3 +224,38 @@ pub fn pairing_for(doc: &Value, account: &str) -> Result<&'static dyn Pairing, D
     )
     .with_cause(format!("the account {account} is not on any network offered: [{}]", offered.join(", "))))
 }
+
+#[cfg(test)]
+mod tests {
+    use std::collections::HashSet;
+
+    use super::*;
+
+    fn built() -> impl Iterator<Item = &'static dyn Pairing> {
+        REGISTRY.iter().filter_map(Entry::pairing)
+    }
+
+    /// Each built pairing names an input once, with a one-line meaning; an input two pairings take is the same input
+    /// (type and form), so the MCP schema's union of them is well defined.
+    #[test]
+    fn every_built_pairings_inputs_are_named_once_and_agree_across_pairings() {
+        let mut seen = Vec::new();
+        for pairing in built() {
+            let names: HashSet<&str> = pairing.inputs().iter().map(|s| s.name).collect();
+            assert_eq!(names.len(), pairing.inputs().len(), "{} names an input twice", pairing.id());
+            for spec in pairing.inputs() {
+                assert!(!spec.name.is_empty() && !spec.meaning.is_empty() && !spec.meaning.contains('\n'));
+                if let Some(other) = seen.iter().find(|o: &&crate::pairing::InputSpec| o.name == spec.name) {
+                    assert_eq!((other.ty, other.format), (spec.ty, spec.format), "{}", spec.name);
+                }
+                seen.push(*spec);
+            }
+        }
+        // Today one pairing takes inputs: the batch-settlement opening.
+        let takers: Vec<&str> = built().filter(|p| !p.inputs().is_empty()).map(|p| p.id()).collect();
+        #[cfg(feature = "evm")]
+        assert_eq!(takers, ["x402/batch-settlement/eip155"]);
+        #[cfg(not(feature = "evm"))]
+        assert!(takers.is_empty());
+    }
+}

@@ -777,6 +777,12 @@ impl Pairing for Panicking {
     ) -> Result<terms::Chosen, terms::Refusal> {
         eip3009().choose(read, ctx)
     }
+    fn inputs(&self) -> &'static [terms::InputSpec] {
+        eip3009().inputs()
+    }
+    fn quote(&self, chosen: &terms::Chosen) -> Result<terms::Quote, terms::Refusal> {
+        eip3009().quote(chosen)
+    }
     fn build<'a>(
         &'a self,
         _chosen: &'a terms::Chosen,

@@ -682,6 +682,12 @@ impl Pairing for Altered {
     fn choose(&self, read: &Advertised<'_>, ctx: &ChooseContext<'_>) -> Result<Chosen, Refusal> {
         evm::PAIRING.choose(read, ctx)
     }
+    fn inputs(&self) -> &'static [terms::InputSpec] {
+        evm::PAIRING.inputs()
+    }
+    fn quote(&self, chosen: &Chosen) -> Result<terms::Quote, Refusal> {
+        evm::PAIRING.quote(chosen)
+    }
     fn document_member(&self) -> Option<&'static str> {
         evm::PAIRING.document_member()
     }
@@ -802,6 +808,12 @@ impl Pairing for Unfiltered {
     }
     fn choose(&self, read: &Advertised<'_>, ctx: &ChooseContext<'_>) -> Result<Chosen, Refusal> {
         evm::PAIRING.choose(read, ctx)
+    }
+    fn inputs(&self) -> &'static [terms::InputSpec] {
+        evm::PAIRING.inputs()
+    }
+    fn quote(&self, chosen: &Chosen) -> Result<terms::Quote, Refusal> {
+        evm::PAIRING.quote(chosen)
     }
     fn document_member(&self) -> Option<&'static str> {
         evm::PAIRING.document_member()

@@ -18,6 +18,7 @@ use crate::fetch::Fetch;
 use crate::hash::{AtrHash, MAX_ATR_BYTES, atr_hash};
 use crate::json::Member;
 use crate::link::{is_https_link, link_reason};
+use crate::pairing::choose_with_inputs;
 use crate::pairing::{Built, ChooseContext, Chosen, Completion, Document, Pairing, Unsigned, keep_document, namespace};
 use crate::payment::Payment;
 use crate::refusal::{Reason, Refusal};
@@ -106,12 +107,15 @@ pub async fn confirm(
         let reference = options.ids.next_id();
         let ctx =
             ChooseContext { account, inputs: &options.inputs, now: options.clock.now(), reference: &reference, doc };
-        let mut chosen =
-            guarded(|| pairing.choose(&read, &ctx), || ns_code(pairing, Reason::MemberFailed)).map_err(|r| {
-                let offered = read.offer.networks().join(", ");
-                decline(DeclineCode::NoPayableOption, r.code())
-                    .with_cause(format!("the account {account} is not paid by the options offered on [{offered}]"))
-            })?;
+        let chosen = guarded(|| choose_with_inputs(pairing, &read, &ctx), || ns_code(pairing, Reason::MemberFailed));
+        let mut chosen = chosen.map_err(|r| {
+            let declined = decline(DeclineCode::NoPayableOption, r.code());
+            if r.reason() != Reason::NoPayableOption {
+                return declined;
+            }
+            let offered = read.offer.networks().join(", ");
+            declined.with_cause(format!("the account {account} is not paid by the options offered on [{offered}]"))
+        })?;
         chosen.agreement = if pairing.public_proof() { None } else { read.agreement };
         (read.h, read.link, chosen)
     };

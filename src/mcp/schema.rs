@@ -5,6 +5,7 @@
 use serde_json::{Map, Value, json};
 
 use crate::codec::b64_decode;
+use crate::pairing::InputSpec;
 use crate::registry::REGISTRY;
 
 use super::seal::is_mac_form;
@@ -26,6 +27,8 @@ pub(crate) enum Kind {
     Json,
     /// A JSON object with any members.
     Object,
+    /// The buyer's inputs: a JSON object whose members the built pairings' [`InputSpec`]s describe.
+    Inputs,
     /// A string.
     Text,
     /// Canonical padded standard base64.
@@ -64,6 +67,7 @@ fn kind_schema(kind: Kind) -> Value {
         Kind::Pairing => json!({"type": "string", "enum": pairing_ids()}),
         Kind::Json => json!({}),
         Kind::Object => json!({"type": "object"}),
+        Kind::Inputs => inputs_schema(),
         Kind::Text => json!({"type": "string"}),
         Kind::Base64 => json!({"type": "string", "contentEncoding": "base64", "pattern": BASE64_PATTERN}),
         Kind::Mac => json!({"type": "string", "pattern": MAC_PATTERN}),
@@ -83,6 +87,49 @@ fn kind_schema(kind: Kind) -> Value {
             "additionalProperties": false
         }),
     }
+}
+
+/// What a pairing needs of one input, in words: `x402/batch-settlement/eip155: required`.
+fn taken_by(id: &str, spec: &InputSpec) -> String {
+    match (spec.offered, spec.required) {
+        (Some(member), _) => format!("{id}: required unless the chosen option has {member}"),
+        (None, true) => format!("{id}: required"),
+        (None, false) => format!("{id}: optional"),
+    }
+}
+
+/// The schema of the buyer's inputs, made from the input specs of every pairing this build implements: one property
+/// per input name, with its JSON type, its form as a `pattern`, and a description of what it is and which pairings
+/// take it (required or not). A member no pairing takes is allowed and ignored, as the gate ignores it; the gate holds
+/// the members to the chosen pairing's specs, and declines `<namespace>/input-missing` where one fails.
+pub(crate) fn inputs_schema() -> Value {
+    let mut specs: Vec<(&'static str, Vec<(&'static str, &'static InputSpec)>)> = Vec::new();
+    for (id, pairing) in REGISTRY.iter().filter_map(|e| e.pairing().map(|p| (e.id, p))) {
+        for spec in pairing.inputs() {
+            match specs.iter_mut().find(|(name, _)| *name == spec.name) {
+                Some((_, takers)) => takers.push((id, spec)),
+                None => specs.push((spec.name, vec![(id, spec)])),
+            }
+        }
+    }
+    let mut properties = Map::new();
+    for (name, takers) in &specs {
+        let Some((_, first)) = takers.first() else { continue };
+        let mut words = first.meaning.to_owned();
+        if let Some(hint) = first.format.hint() {
+            words.push_str(&format!(" Form: {hint}."));
+        }
+        let takers: Vec<String> = takers.iter().map(|(id, spec)| taken_by(id, spec)).collect();
+        words.push_str(&format!(" Taken by {}.", takers.join("; ")));
+        let mut property = Map::new();
+        property.insert("type".into(), json!(first.ty.as_str()));
+        if let Some(pattern) = first.format.pattern() {
+            property.insert("pattern".into(), json!(pattern));
+        }
+        property.insert("description".into(), Value::String(words));
+        properties.insert((*name).to_owned(), Value::Object(property));
+    }
+    json!({"type": "object", "properties": properties, "additionalProperties": true})
 }
 
 /// The JSON Schema of a tool's arguments: an object with exactly these members.
@@ -127,8 +174,8 @@ fn only_members(value: &Map<String, Value>, allowed: &[&str], argument: &str) ->
 fn check_kind(name: &str, kind: Kind, value: &Value) -> Result<(), Invalid> {
     match kind {
         Kind::Json => Ok(()),
-        Kind::Object if value.is_object() => Ok(()),
-        Kind::Object => Err(invalid(name, "must be a JSON object")),
+        Kind::Object | Kind::Inputs if value.is_object() => Ok(()),
+        Kind::Object | Kind::Inputs => Err(invalid(name, "must be a JSON object")),
         Kind::Text if value.is_string() => Ok(()),
         Kind::Text => Err(invalid(name, "must be a string")),
         Kind::Pairing => match value.as_str() {
@@ -182,4 +229,39 @@ pub(crate) fn check(fields: &[Field], arguments: &Map<String, Value>) -> Result<
         }
     }
     Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The `inputs` schema is the built pairings' specs: a property per input, of its type and form, saying what
+    /// it is and which pairings take it; other members allowed, as the gate ignores them.
+    #[test]
+    fn the_inputs_schema_is_made_from_the_pairings_specs() {
+        let inputs = inputs_schema();
+        assert_eq!((inputs["type"].as_str(), inputs["additionalProperties"].as_bool()), (Some("object"), Some(true)));
+        let properties = inputs["properties"].as_object().unwrap();
+        let mut named = 0;
+        for entry in REGISTRY.iter() {
+            let Some(pairing) = entry.pairing() else { continue };
+            for spec in pairing.inputs() {
+                named += 1;
+                let p = &properties[spec.name];
+                assert_eq!(p["type"], spec.ty.as_str(), "{}", spec.name);
+                assert_eq!(p.get("pattern").and_then(Value::as_str), spec.format.pattern().as_deref());
+                let words = p["description"].as_str().unwrap();
+                assert!(words.starts_with(spec.meaning) && words.contains(&taken_by(entry.id, spec)), "{words}");
+            }
+        }
+        assert!(properties.len() <= named && (named == 0) == properties.is_empty());
+        let fields = [optional("inputs", Kind::Inputs, "The inputs.")];
+        let tool = schema(&fields);
+        assert_eq!(tool["properties"]["inputs"]["properties"], inputs["properties"]);
+        assert_eq!(tool["properties"]["inputs"]["description"], "The inputs.");
+        for (given, ok) in [(json!({}), true), (json!({"any": 1}), true), (json!([]), false), (Value::Null, false)] {
+            let arguments = json!({"inputs": given});
+            assert_eq!(check(&fields, arguments.as_object().unwrap()).is_ok(), ok, "{given}");
+        }
+    }
 }

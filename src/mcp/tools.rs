@@ -56,9 +56,10 @@ const PAIRING: Field = field("pairing", Kind::Pairing, "The pairing: one of the 
 const ATR: Field = field("atr", Kind::Base64, "The ATR's exact bytes: `atr.base64` as a tool returned it.");
 const INPUTS: Field = optional(
     "inputs",
-    Kind::Object,
-    "The buyer's own values the pairing's build needs beside the offer; a decline ending in input-missing names \
-     which.",
+    Kind::Inputs,
+    "The buyer's own values a pairing takes beside the offer, as the properties say (each names the pairings that \
+     take it); a member no pairing takes is ignored. A decline ending in input-missing means one the pairing takes \
+     is absent or malformed.",
 );
 const APPROVED: Field = optional(
     "approved",

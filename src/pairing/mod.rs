@@ -3,6 +3,8 @@
 //! with the signer's answer, and reads H back.
 
 mod channel;
+mod inputs;
+mod quote;
 
 use std::fmt;
 
@@ -16,6 +18,8 @@ use crate::refusal::Refusal;
 use crate::signer::{Signature, SigningRequest};
 
 pub use channel::{Batch, Channel, ChannelHold, ChannelKind, ChannelRef, Refund, WithinArgs, WithinPlan};
+pub use inputs::{InputFormat, InputSpec, InputType, check_inputs, check_specs, choose_with_inputs};
+pub use quote::Quote;
 
 /// What a pairing's read finds in the seller's document. It borrows the document, so reading copies nothing.
 #[derive(Debug, Clone, PartialEq)]
@@ -185,8 +189,19 @@ pub trait Pairing: Send + Sync + fmt::Debug {
     fn read<'a>(&self, doc: &'a Value) -> Result<Advertised<'a>, Refusal>;
 
     /// Chooses the first option the signer's account can pay. The choice leaves out the seller's document itself
-    /// where [`Pairing::document_member`] names a member for it: the gate puts it there ([`keep_document`]).
+    /// where [`Pairing::document_member`] names a member for it: the gate puts it there ([`keep_document`]). The
+    /// gate has held `ctx.inputs` to [`Pairing::inputs`] first ([`check_inputs`]), so `choose` checks only what needs
+    /// the offer.
     fn choose(&self, read: &Advertised<'_>, ctx: &ChooseContext<'_>) -> Result<Chosen, Refusal>;
+
+    /// The buyer's own inputs the pairing takes (`ctx.inputs` of [`Pairing::choose`]); empty for a pairing that
+    /// takes none.
+    fn inputs(&self) -> &'static [InputSpec];
+
+    /// What the buyer would pay for the choice, read from the same parsed values [`Pairing::build`] builds from, so
+    /// what a policy approves is what is built. A choice the build refuses (for what the choice holds, not for the
+    /// ATR it is handed) is refused here with the same refusal; a hand-edited choice never panics.
+    fn quote(&self, chosen: &Chosen) -> Result<Quote, Refusal>;
 
     /// The member of this pairing's choice that holds the seller's whole document, filled in by the gate after
     /// `choose`, so that a caller who hands the gate its document has it moved into the choice instead of copied.

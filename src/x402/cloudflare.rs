@@ -7,11 +7,12 @@
 //! It names no chain, so it builds with the `x402` feature alone; its agreement payment is paid with a public-proof
 //! x402 pairing, which today means an EIP-155 one (the `evm` feature).
 
+use ruint::aliases::U256;
 use serde_json::{Map, Value};
 
 use crate::hash::AtrHash;
 use crate::json::Member;
-use crate::pairing::{Advertised, ChooseContext, Chosen, Completion, Offer, Pairing, Unsigned};
+use crate::pairing::{Advertised, ChooseContext, Chosen, Completion, InputSpec, Offer, Pairing, Quote, Unsigned};
 use crate::refusal::{Reason, Refusal};
 use crate::signer::{Signature, SigningRequest};
 use crate::x402::batch::SCHEME;
@@ -91,6 +92,15 @@ impl Pairing for Cloudflare {
         Ok(Chosen { pairing: ID.into(), choice, reference: ctx.reference.into(), agreement: None })
     }
 
+    /// None: the option and the agent's account are all it takes.
+    fn inputs(&self) -> &'static [InputSpec] {
+        &[]
+    }
+
+    fn quote(&self, chosen: &Chosen) -> Result<Quote, Refusal> {
+        quote(&chosen.choice)
+    }
+
     fn document_member(&self) -> Option<&'static str> {
         Some(DOCUMENT)
     }
@@ -117,12 +127,36 @@ impl Payment {
     }
 }
 
+/// The choice, checked: the challenge, its option, and the hash its legal context advertises.
+struct Choice<'a> {
+    required: &'a Map<String, Value>,
+    accepted: &'a Map<String, Value>,
+    advertised: AtrHash,
+}
+
+/// The checks the build makes on a choice `{required, accepted}` that need no H: the option is one the challenge
+/// offers and the filter serves, and the challenge's legal context is readable.
+fn choice_of(choice: &Map<String, Value>) -> Result<Choice<'_>, Refusal> {
+    let (required, accepted) = check_chosen(choice.member("required"), choice.member("accepted"), filter)?;
+    let (advertised, _) = legal_context_of(required.member("extensions"))?;
+    Ok(Choice { required, accepted, advertised })
+}
+
+/// What the buyer would pay for a choice: the option's amount of its currency to its payee, billed off chain. No
+/// window: nothing is signed. An amount of 2^256 or more, which the build copies as written, cannot be quoted:
+/// `x402/option-malformed`.
+pub fn quote(choice: &Map<String, Value>) -> Result<Quote, Refusal> {
+    let c = choice_of(choice)?;
+    let text = |k: &str| c.accepted.member(k).and_then(Value::as_str).unwrap_or_default();
+    let amount = U256::from_str_radix(text("amount"), 10).map_err(|_| Refusal::x402(Reason::OptionMalformed))?;
+    Ok(Quote::new(amount, text("asset"), text("payTo"), text("network"), SCHEME))
+}
+
 /// Builds the payment from a choice `{required, accepted}` when the challenge's legal context carries H
 /// (`x402/legal-context-conflict` otherwise): the option's amount and asset, the option, and the challenge's
 /// extensions echoed.
 pub fn build(choice: &Map<String, Value>, h: &AtrHash) -> Result<Payment, Refusal> {
-    let (required, accepted) = check_chosen(choice.member("required"), choice.member("accepted"), filter)?;
-    let (advertised, _) = legal_context_of(required.member("extensions"))?;
+    let Choice { required, accepted, advertised } = choice_of(choice)?;
     if advertised != *h {
         return Err(Refusal::x402(Reason::LegalContextConflict));
     }

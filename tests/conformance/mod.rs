@@ -4,6 +4,9 @@
 use libtest_mimic::Trial;
 
 pub mod batch_settlement;
+pub mod inputs;
+pub mod quote;
+mod quote_malformed;
 pub mod x402_evm;
 
 /// Every family's trials.
@@ -11,5 +14,7 @@ pub fn trials() -> Vec<Trial> {
     let mut all: Vec<Trial> = Vec::new();
     all.extend(batch_settlement::trials());
     all.extend(x402_evm::trials());
+    all.extend(quote::trials());
+    all.extend(inputs::trials());
     all
 }

@@ -537,6 +537,12 @@ impl Pairing for Stub {
     fn choose(&self, read: &Advertised<'_>, ctx: &ChooseContext<'_>) -> Result<Chosen, Refusal> {
         self.inner.choose(read, ctx)
     }
+    fn inputs(&self) -> &'static [terms::InputSpec] {
+        self.inner.inputs()
+    }
+    fn quote(&self, chosen: &Chosen) -> Result<terms::Quote, Refusal> {
+        self.inner.quote(chosen)
+    }
     fn document_member(&self) -> Option<&'static str> {
         self.inner.document_member()
     }

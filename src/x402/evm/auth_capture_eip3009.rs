@@ -54,13 +54,13 @@ pub fn bound(presented: &dyn Member) -> Result<AtrHash, Refusal> {
 pub(super) fn build_for(kind: Kind, choice: &Map<String, Value>, h: &AtrHash) -> Result<Signed, Refusal> {
     let malformed = || Refusal::x402(Reason::OptionMalformed);
     let c = choice_of(kind, choice)?;
-    let terms = Terms::of(c.accepted)?;
+    let terms = c.escrow.as_ref().ok_or_else(malformed)?;
     let salt = terms.salt_for(h);
     let nonce = terms.signature_nonce(&salt, c.deadline).ok_or_else(malformed)?;
     let mut payload = Map::new();
     if kind == Kind::AuthCaptureEip3009 {
         let collector = terms.deployment.eip3009_collector;
-        let value = c.accepted.member("amount").and_then(uint256_of).ok_or_else(malformed)?;
+        let value = c.amount;
         let name = c.extra("name").and_then(Value::as_str).ok_or_else(malformed)?;
         let version = c.extra("version").and_then(Value::as_str).ok_or_else(malformed)?;
         let token = Eip3009Token { name, version, chain_id: c.chain_id, address: c.text("asset") };
@@ -69,16 +69,15 @@ pub(super) fn build_for(kind: Kind, choice: &Map<String, Value>, h: &AtrHash) ->
         let typed_data = eip3009_typed_data("ReceiveWithAuthorization", token, message(value.to_string()));
         let authorization = Value::Object(message(c.text("amount").to_owned()));
         payload.insert("authorization".into(), authorization);
-        insert_salts(&mut payload, &terms, &salt, h);
+        insert_salts(&mut payload, terms, &salt, h);
         return Ok(Signed::new(typed_data, &c, payload));
     }
     let collector = terms.deployment.permit2_collector;
-    let amount = c.accepted.member("amount").and_then(uint256_of).ok_or_else(malformed)?;
     let nonce = U256::from_be_bytes(*nonce.as_bytes());
     let transfer = Transfer {
         chain_id: c.chain_id,
         token: c.text("asset"),
-        amount,
+        amount: c.amount,
         spender: collector,
         nonce,
         deadline: c.deadline,
@@ -92,7 +91,7 @@ pub(super) fn build_for(kind: Kind, choice: &Map<String, Value>, h: &AtrHash) ->
         "deadline": c.deadline.to_string(),
     });
     payload.insert("permit2Authorization".into(), authorization);
-    insert_salts(&mut payload, &terms, &salt, h);
+    insert_salts(&mut payload, terms, &salt, h);
     Ok(Signed::new(typed_data, &c, payload))
 }
 

@@ -3,20 +3,27 @@
 //! authorization commits to the channel id, and every voucher signs it. So one comparison of the ATR, at the opening,
 //! covers every later payment in the channel.
 
-use alloy_primitives::{Address, B256, U256, keccak256};
-use alloy_sol_types::{Eip712Domain, SolStruct, sol};
+use alloy_primitives::U256;
 use serde_json::{Map, Value, json};
 
+pub use super::batch_config::{
+    BATCH_SETTLEMENT, ChannelConfig, ChannelIdParts, DOMAIN_NAME, DOMAIN_VERSION, ERC3009_DEPOSIT_COLLECTOR, PERMIT2,
+    PERMIT2_DEPOSIT_COLLECTOR, channel_id, channel_id_parts, deposit_nonce, domain, is_channel_config,
+    is_deposit_config, is_hash32, voucher_typed_data,
+};
+
+use super::batch_config::non_zero_address;
 use crate::account::Account;
 use crate::codec::{hex_bytes, to_hex};
 use crate::decimal;
 use crate::hash::AtrHash;
 use crate::json::{Member, safe_int};
 use crate::pairing::{
-    Advertised, Built, Channel, ChannelKind, ChannelRef, ChooseContext, Chosen, Completion, Pairing, Unsigned,
+    Advertised, Built, Channel, ChannelKind, ChannelRef, ChooseContext, Chosen, Completion, InputFormat, InputSpec,
+    InputType, Pairing, Quote, Unsigned,
 };
 use crate::rail::evm::eip3009::{Eip3009Token, eip3009_message, eip3009_typed_data};
-use crate::rail::evm::{EIP712_DOMAIN, address_in, chain_id_of, is_address, object, types, uint256_of};
+use crate::rail::evm::{chain_id_of, is_address, object, types, uint256_of};
 use crate::refusal::{Reason, Refusal};
 use crate::signer::{Signature, SigningRequest, TypedData};
 use crate::x402::batch::{SCHEME, is_delay, is_hex_signature, payable, payload_of, u128_of};
@@ -29,36 +36,31 @@ pub const ID: &str = "x402/batch-settlement/eip155";
 /// The pairing.
 pub static PAIRING: BatchSettlement = BatchSettlement;
 
-/// The batch-settlement channel contract (the EIP-712 domain's verifying contract).
-pub const BATCH_SETTLEMENT: &str = "0x4020074e9dF2ce1deE5A9C1b5c3f541D02a10003";
-/// The collector an ERC-3009 deposit authorizes (`ReceiveWithAuthorization.to`).
-pub const ERC3009_DEPOSIT_COLLECTOR: &str = "0x4020806089470a89826cB9fB1f4059150b550004";
-/// The collector a Permit2 deposit authorizes (the permit's spender).
-pub const PERMIT2_DEPOSIT_COLLECTOR: &str = "0x4020425FAf3B746C082C2f942b4E5159887B0005";
-/// Uniswap's Permit2.
-pub const PERMIT2: &str = "0x000000000022D473030F116dDEE9F6B43aC78BA3";
-/// The channel contract's EIP-712 domain name.
-pub const DOMAIN_NAME: &str = "x402 Batch Settlement";
-/// The channel contract's EIP-712 domain version.
-pub const DOMAIN_VERSION: &str = "1";
+const PAYER_AUTHORIZER: InputSpec =
+    InputSpec::required("payerAuthorizer", InputType::String, "The address whose key signs the channel's vouchers.")
+        .with_format(InputFormat::Hex(20));
+const AUTH_SALT: InputSpec = InputSpec::optional(
+    "authSalt",
+    InputType::String,
+    "The deposit authorization's salt, never reused; drawn fresh when absent.",
+)
+.with_format(InputFormat::Hex(32));
+const DEPOSIT: InputSpec = InputSpec::required(
+    "deposit",
+    InputType::String,
+    "What the opening locks in the channel, in the asset's atomic units, where the option names no minDeposit.",
+)
+.with_format(InputFormat::Decimal)
+.unless_offered("extra.minDeposit");
+const MAX_DEPOSIT: InputSpec = InputSpec::optional(
+    "maxDeposit",
+    InputType::String,
+    "The most an opening may lock, whoever names the deposit; above it the offer is not payable.",
+)
+.with_format(InputFormat::Decimal);
 
-const ZERO_ADDRESS: &str = "0x0000000000000000000000000000000000000000";
-const U40_LIMIT: i64 = 1 << 40;
-const ADDRESSES: [&str; 5] = ["payer", "payerAuthorizer", "receiver", "receiverAuthorizer", "token"];
-
-sol! {
-    /// The channel's configuration, whose EIP-712 hash is the channel id.
-    #[allow(missing_docs)]
-    struct ChannelConfig {
-        address payer;
-        address payerAuthorizer;
-        address receiver;
-        address receiverAuthorizer;
-        address token;
-        uint40 withdrawDelay;
-        bytes32 salt;
-    }
-}
+/// The buyer's inputs an opening takes.
+pub const INPUTS: [InputSpec; 4] = [PAYER_AUTHORIZER, AUTH_SALT, DEPOSIT, MAX_DEPOSIT];
 
 pub(super) fn malformed() -> Refusal {
     Refusal::x402(Reason::OptionMalformed)
@@ -66,120 +68,6 @@ pub(super) fn malformed() -> Refusal {
 
 pub(super) fn payload_malformed() -> Refusal {
     Refusal::x402(Reason::PayloadMalformed)
-}
-
-fn non_zero_address(value: &Value) -> bool {
-    is_address(value) && value.as_str().is_some_and(|s| !s.eq_ignore_ascii_case(ZERO_ADDRESS))
-}
-
-/// Whether the value is `0x` and 64 hex digits in either case.
-pub fn is_hash32(value: &Value) -> bool {
-    value.as_str().is_some_and(|s| AtrHash::parse(s).is_some())
-}
-
-/// Whether the value is a channel configuration: five addresses, a withdraw delay below 2^40 and a 32-byte salt.
-pub fn is_channel_config(config: &Value) -> bool {
-    let Some(c) = config.as_object() else { return false };
-    ADDRESSES.iter().all(|k| c.get(*k).is_some_and(is_address))
-        && c.member("withdrawDelay").and_then(safe_int).is_some_and(|d| (0..U40_LIMIT).contains(&d))
-        && c.member("salt").is_some_and(is_hash32)
-}
-
-/// Whether the channel contract's deposit takes the configuration: no zero payer, receiver, receiver authorizer or
-/// token (`InvalidChannel`), and a withdraw delay from 900 to 2,592,000 seconds. A zero payer authorizer it takes:
-/// the payer then signs the vouchers.
-pub fn is_deposit_config(config: &Value) -> bool {
-    is_channel_config(config)
-        && ["payer", "receiver", "receiverAuthorizer", "token"]
-            .iter()
-            .all(|k| config.get(*k).is_some_and(non_zero_address))
-        && config.member("withdrawDelay").is_some_and(is_delay)
-}
-
-/// The EIP-712 values of a channel id.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct ChannelIdParts {
-    /// The channel contract's domain separator on the chain.
-    pub domain_separator: B256,
-    /// hashStruct(config).
-    pub struct_hash: B256,
-    /// The channel id: the EIP-712 signing hash of the configuration.
-    pub channel_id: B256,
-}
-
-/// The channel contract's EIP-712 domain on a chain.
-pub fn domain(chain_id: u64) -> Eip712Domain {
-    Eip712Domain::new(
-        Some(DOMAIN_NAME.into()),
-        Some(DOMAIN_VERSION.into()),
-        Some(U256::from(chain_id)),
-        BATCH_SETTLEMENT.parse::<Address>().ok(),
-        None,
-    )
-}
-
-/// The channel id of a configuration on a chain, and the values it is hashed from: `keccak256(0x1901 ‖
-/// domainSeparator ‖ hashStruct(ChannelConfig))`. A chain id outside 1 … 2^53 − 1 is `evm/network-malformed`; a
-/// configuration that is not [`is_channel_config`] is `evm/field-malformed`.
-pub fn channel_id_parts(chain_id: u64, config: &Value) -> Result<ChannelIdParts, Refusal> {
-    if chain_id == 0 || chain_id > crate::json::MAX_SAFE_INTEGER as u64 {
-        return Err(Refusal::evm(Reason::NetworkMalformed));
-    }
-    let field = || Refusal::evm(Reason::FieldMalformed);
-    if !is_channel_config(config) {
-        return Err(field());
-    }
-    let address = |k: &str| address_in(config.get(k));
-    let delay =
-        config.member("withdrawDelay").and_then(safe_int).and_then(|d| u64::try_from(d).ok()).ok_or_else(field)?;
-    let config = ChannelConfig {
-        payer: address("payer").ok_or_else(field)?,
-        payerAuthorizer: address("payerAuthorizer").ok_or_else(field)?,
-        receiver: address("receiver").ok_or_else(field)?,
-        receiverAuthorizer: address("receiverAuthorizer").ok_or_else(field)?,
-        token: address("token").ok_or_else(field)?,
-        withdrawDelay: alloy_primitives::aliases::U40::from(delay),
-        salt: config.member("salt").and_then(Value::as_str).and_then(|s| s.parse::<B256>().ok()).ok_or_else(field)?,
-    };
-    let domain = domain(chain_id);
-    Ok(ChannelIdParts {
-        domain_separator: domain.separator(),
-        struct_hash: config.eip712_hash_struct(),
-        channel_id: config.eip712_signing_hash(&domain),
-    })
-}
-
-/// The channel id of a configuration on a chain, as `0x` and lower-case hex.
-pub fn channel_id(chain_id: u64, config: &Value) -> Result<String, Refusal> {
-    channel_id_parts(chain_id, config).map(|p| p.channel_id.to_string())
-}
-
-/// The ERC-3009 deposit's nonce: `keccak256(abi.encode(bytes32 channelId, uint256 authSalt))`.
-pub fn deposit_nonce(channel_id: &str, auth_salt: &str) -> Result<String, Refusal> {
-    let word = |s: &str| AtrHash::parse(s).map(|h| *h.as_bytes());
-    let (Some(id), Some(salt)) = (word(channel_id), word(auth_salt)) else {
-        return Err(Refusal::evm(Reason::FieldMalformed));
-    };
-    Ok(keccak256([id, salt].concat()).to_string())
-}
-
-/// The voucher the payer authorizer signs, `Voucher(bytes32 channelId, uint128 maxClaimableAmount)`, under the
-/// channel contract's domain, the amount as a decimal string.
-pub fn voucher_typed_data(chain_id: u64, channel_id: &str, max_claimable: u128) -> TypedData {
-    TypedData {
-        domain: object(json!({
-            "name": DOMAIN_NAME,
-            "version": DOMAIN_VERSION,
-            "chainId": chain_id,
-            "verifyingContract": BATCH_SETTLEMENT,
-        })),
-        types: types(&[
-            ("EIP712Domain", EIP712_DOMAIN),
-            ("Voucher", &[("channelId", "bytes32"), ("maxClaimableAmount", "uint128")]),
-        ]),
-        primary_type: "Voucher".into(),
-        message: object(json!({"channelId": channel_id, "maxClaimableAmount": max_claimable.to_string()})),
-    }
 }
 
 /// Whether the option is this pairing's: scheme `batch-settlement` on an EIP-155 network; asset and payTo addresses,
@@ -245,9 +133,11 @@ impl Pairing for BatchSettlement {
         read_with(doc, filter)
     }
 
-    /// The first option on the account's network; the payer authorizer (required) and the deposit authorization's
-    /// salt (optional, else drawn here once and kept in the choice) from the buyer's inputs; the deposit from the
-    /// option's `extra.minDeposit`, else the buyer's `deposit` input, and never above the buyer's `maxDeposit`.
+    /// The first option on the account's network; the payer authorizer and the deposit authorization's salt (else
+    /// drawn here once and kept in the choice) from the buyer's inputs; the deposit from the option's
+    /// `extra.minDeposit`, else the buyer's `deposit` input, and never above the buyer's `maxDeposit`. The inputs'
+    /// forms were held to [`INPUTS`] before the choice ([`check_inputs`](crate::pairing::check_inputs)); what is
+    /// checked here needs the option.
     fn choose(&self, read: &Advertised<'_>, ctx: &ChooseContext<'_>) -> Result<Chosen, Refusal> {
         let no_option = || Refusal::x402(Reason::NoPayableOption);
         let account = Account::parse(ctx.account)
@@ -255,33 +145,25 @@ impl Pairing for BatchSettlement {
             .ok_or_else(no_option)?;
         let (_, accepted) = first_on_network(read, &account.network).map_err(|_| no_option())?;
         let missing = || Refusal::x402(Reason::InputMissing);
-        let authorizer = ctx.inputs.member("payerAuthorizer");
-        if authorizer.is_some_and(|a| !is_address(a)) {
-            return Err(missing());
-        }
-        let salt = ctx.inputs.member("authSalt");
-        if salt.is_some_and(|s| !is_hash32(s)) {
-            return Err(missing());
-        }
+        let input = |spec: &InputSpec| ctx.inputs.member(spec.name);
+        // Read as the specs hold them; a value they would refuse is refused as they refuse it, never passed over.
+        let decimal_of = |spec: &InputSpec, v: &Value| {
+            Some(v).filter(|v| spec.accepts(v)).and_then(Value::as_str).and_then(decimal::parse).ok_or_else(missing)
+        };
+        let authorizer = input(&PAYER_AUTHORIZER).ok_or_else(missing)?;
         // The buyer's own cap on what the channel locks. A seller's `extra.minDeposit` decides the deposit, so
         // without a cap an offer could lock as much as the payer holds. Not in the reference (0.4.0), which has no
         // such input; malformed, it is refused as the reference refuses its other malformed optional inputs.
-        let max_deposit = match ctx.inputs.member("maxDeposit") {
-            None => None,
-            Some(max) => Some(max.as_str().and_then(decimal::parse).ok_or_else(missing)?),
-        };
-        let authorizer = authorizer.ok_or_else(missing)?;
+        let max_deposit = input(&MAX_DEPOSIT).map(|max| decimal_of(&MAX_DEPOSIT, max)).transpose()?;
         let min_deposit = accepted.member("extra").and_then(Value::as_object).and_then(|e| e.member("minDeposit"));
         let deposit = match min_deposit {
             Some(min) => min.as_str().and_then(decimal::parse).ok_or_else(malformed)?,
-            None => {
-                ctx.inputs.member("deposit").and_then(Value::as_str).and_then(decimal::parse).ok_or_else(missing)?
-            }
+            None => decimal_of(&DEPOSIT, input(&DEPOSIT).ok_or_else(missing)?)?,
         };
         if max_deposit.is_some_and(|max| deposit > max) {
             return Err(Refusal::x402(Reason::DepositAboveMax));
         }
-        let salt = salt.cloned().unwrap_or_else(|| Value::String(random_salt(ctx.reference, ctx.now)));
+        let salt = input(&AUTH_SALT).cloned().unwrap_or_else(|| Value::String(random_salt(ctx.reference, ctx.now)));
         let mut choice = Map::new();
         choice.insert("accepted".into(), accepted.clone());
         choice.insert("from".into(), Value::String(account.address));
@@ -290,6 +172,14 @@ impl Pairing for BatchSettlement {
         choice.insert("deposit".into(), Value::String(decimal::format(deposit)));
         choice.insert("authSalt".into(), salt);
         Ok(Chosen { pairing: ID.into(), choice, reference: ctx.reference.into(), agreement: None })
+    }
+
+    fn inputs(&self) -> &'static [InputSpec] {
+        &INPUTS
+    }
+
+    fn quote(&self, chosen: &Chosen) -> Result<Quote, Refusal> {
+        quote(&chosen.choice)
     }
 
     fn document_member(&self) -> Option<&'static str> {
@@ -349,15 +239,52 @@ pub(super) fn eip712(typed_data: TypedData) -> SigningRequest {
     SigningRequest::Eip712 { typed_data }
 }
 
-/// Builds the opening from a choice `{required, accepted, from, now, payerAuthorizer, deposit, authSalt}`: a channel
-/// configuration salted with H, its channel id, the deposit's authorization (ERC-3009 `ReceiveWithAuthorization` to
-/// the deposit collector with nonce `keccak256(channelId, authSalt)`, or a Permit2 witness transfer committing to the
-/// channel id) valid until now + maxTimeoutSeconds, and the first voucher for the option's amount.
-///
-/// An option whose amount is `"0"` is `x402/option-malformed` here though the filter serves it: on a fresh channel the
-/// first voucher would claim nothing, which the scheme's facilitator refuses, so a zero price is paid by a later
-/// voucher, never by an opening.
-pub fn build(choice: &Map<String, Value>, h: &AtrHash) -> Result<Opening, Refusal> {
+/// The choice of an opening, checked: what the build signs and the quote reports, read once. Only the channel's salt
+/// (H), and so the channel id, is not in it.
+#[derive(Debug, Clone)]
+struct OpeningChoice<'a> {
+    required: &'a Map<String, Value>,
+    accepted: &'a Map<String, Value>,
+    extra: &'a Map<String, Value>,
+    payer: &'a str,
+    payer_authorizer: &'a str,
+    auth_salt: &'a str,
+    /// The first voucher's amount: the option's, above 0 and below 2^128.
+    amount: u128,
+    /// What the deposit locks, above 0 and below 2^128.
+    deposit: u128,
+    delay: i64,
+    chain_id: u64,
+    /// now + maxTimeoutSeconds: the deposit authorization's validBefore or deadline.
+    deadline: u64,
+    /// Whether the deposit is authorized with Permit2 (else ERC-3009).
+    permit2: bool,
+}
+
+impl OpeningChoice<'_> {
+    /// The channel's configuration, salted with `salt`.
+    fn config(&self, salt: &AtrHash) -> Value {
+        let text = |m: &Map<String, Value>, k: &str| m.get(k).and_then(Value::as_str).unwrap_or_default().to_owned();
+        json!({
+            "payer": self.payer,
+            "payerAuthorizer": self.payer_authorizer,
+            "receiver": text(self.accepted, "payTo"),
+            "receiverAuthorizer": text(self.extra, "receiverAuthorizer"),
+            "token": text(self.accepted, "asset"),
+            "withdrawDelay": self.delay,
+            "salt": salt.to_hex(),
+        })
+    }
+
+    fn text(&self, key: &str) -> &str {
+        self.accepted.get(key).and_then(Value::as_str).unwrap_or_default()
+    }
+}
+
+/// The checks the build makes on a choice `{required, accepted, from, now, payerAuthorizer, deposit, authSalt}`
+/// before H is in it, and the values it reads: the channel's configuration must be one the deposit takes (whatever
+/// its salt: the check reads only the salt's form, which every H has).
+fn opening_choice(choice: &Map<String, Value>) -> Result<OpeningChoice<'_>, Refusal> {
     let deposit = match choice.member("deposit") {
         None => None,
         Some(d) => Some(d.as_str().and_then(decimal::parse).ok_or(Refusal::x402(Reason::ChoiceMalformed))?),
@@ -372,27 +299,56 @@ pub fn build(choice: &Map<String, Value>, h: &AtrHash) -> Result<Opening, Refusa
     let amount = accepted.member("amount").and_then(u128_of).filter(|a| *a > 0).ok_or_else(malformed)?;
     let extra = accepted.member("extra").and_then(Value::as_object).ok_or_else(malformed)?;
     let delay = extra.member("withdrawDelay").and_then(safe_int).ok_or_else(malformed)?;
-    let text = |m: &Map<String, Value>, k: &str| m.get(k).and_then(Value::as_str).unwrap_or_default().to_owned();
-    let payer = text(choice, "from");
-    let config = json!({
-        "payer": payer,
-        "payerAuthorizer": text(choice, "payerAuthorizer"),
-        "receiver": text(accepted, "payTo"),
-        "receiverAuthorizer": text(extra, "receiverAuthorizer"),
-        "token": text(accepted, "asset"),
-        "withdrawDelay": delay,
-        "salt": h.to_hex(),
-    });
-    if !is_deposit_config(&config) {
+    let chain_id = accepted.member("network").and_then(chain_id_of).ok_or_else(malformed)?;
+    let timeout = accepted.member("maxTimeoutSeconds").and_then(timeout_seconds).ok_or_else(malformed)?;
+    let deadline = now.checked_add(timeout).ok_or_else(malformed)?;
+    let text = |k: &str| choice.get(k).and_then(Value::as_str).unwrap_or_default();
+    let opening = OpeningChoice {
+        required,
+        accepted,
+        extra,
+        payer: text("from"),
+        payer_authorizer: text("payerAuthorizer"),
+        auth_salt: text("authSalt"),
+        amount,
+        deposit,
+        delay,
+        chain_id,
+        deadline,
+        permit2: extra.member("assetTransferMethod").is_some_and(|m| m == "permit2"),
+    };
+    if !is_deposit_config(&opening.config(&AtrHash::from_bytes([0; 32]))) {
         return Err(malformed());
     }
-    let chain_id = accepted.member("network").and_then(chain_id_of).ok_or_else(malformed)?;
+    Ok(opening)
+}
+
+/// What the buyer would pay for an opening: the first voucher's claim (the option's amount) of the asset to payTo,
+/// and the deposit the channel locks, the deposit's authorization valid until now + maxTimeoutSeconds (ERC-3009's
+/// from 0).
+pub fn quote(choice: &Map<String, Value>) -> Result<Quote, Refusal> {
+    let c = opening_choice(choice)?;
+    let quote = Quote::new(U256::from(c.amount), c.text("asset"), c.text("payTo"), c.text("network"), SCHEME);
+    let valid_after = (!c.permit2).then_some(0);
+    Ok(quote.with_deposit(U256::from(c.deposit)).with_window(valid_after, Some(c.deadline)))
+}
+
+/// Builds the opening from a choice `{required, accepted, from, now, payerAuthorizer, deposit, authSalt}`: a channel
+/// configuration salted with H, its channel id, the deposit's authorization (ERC-3009 `ReceiveWithAuthorization` to
+/// the deposit collector with nonce `keccak256(channelId, authSalt)`, or a Permit2 witness transfer committing to the
+/// channel id) valid until now + maxTimeoutSeconds, and the first voucher for the option's amount.
+///
+/// An option whose amount is `"0"` is `x402/option-malformed` here though the filter serves it: on a fresh channel the
+/// first voucher would claim nothing, which the scheme's facilitator refuses, so a zero price is paid by a later
+/// voucher, never by an opening.
+pub fn build(choice: &Map<String, Value>, h: &AtrHash) -> Result<Opening, Refusal> {
+    let c = opening_choice(choice)?;
+    let (chain_id, deposit) = (c.chain_id, c.deposit);
+    let config = c.config(h);
     let channel_id = channel_id(chain_id, &config)?;
-    let timeout = accepted.member("maxTimeoutSeconds").and_then(timeout_seconds).ok_or_else(malformed)?;
-    let deadline = now.checked_add(timeout).ok_or_else(malformed)?.to_string();
-    let auth_salt = text(choice, "authSalt");
-    let token = text(accepted, "asset");
-    let (token_auth, authorization) = if extra.member("assetTransferMethod").is_some_and(|m| m == "permit2") {
+    let deadline = c.deadline.to_string();
+    let (payer, auth_salt, token) = (c.payer.to_owned(), c.auth_salt.to_owned(), c.text("asset").to_owned());
+    let (token_auth, authorization) = if c.permit2 {
         let digits = auth_salt.get(2..).unwrap_or_default();
         let nonce = U256::from_str_radix(digits, 16).map_err(|_| malformed())?.to_string();
         let typed = TypedData {
@@ -424,20 +380,20 @@ pub fn build(choice: &Map<String, Value>, h: &AtrHash) -> Result<Opening, Refusa
         (typed, Authorization::Permit2 { payer, token, nonce, deadline })
     } else {
         let nonce = deposit_nonce(&channel_id, &auth_salt)?;
-        let (name, version) = (text(extra, "name"), text(extra, "version"));
-        let domain = Eip3009Token { name: &name, version: &version, chain_id, address: &token };
+        let text = |k: &str| c.extra.get(k).and_then(Value::as_str).unwrap_or_default();
+        let domain = Eip3009Token { name: text("name"), version: text("version"), chain_id, address: &token };
         let message = eip3009_message(&payer, ERC3009_DEPOSIT_COLLECTOR, deposit.to_string(), deadline.clone(), nonce);
         let typed = eip3009_typed_data("ReceiveWithAuthorization", domain, message);
         (typed, Authorization::Erc3009 { valid_before: deadline, salt: auth_salt })
     };
-    let requests = vec![eip712(token_auth), eip712(voucher_typed_data(chain_id, &channel_id, amount))];
+    let requests = vec![eip712(token_auth), eip712(voucher_typed_data(chain_id, &channel_id, c.amount))];
     Ok(Opening {
         requests,
-        required: required.clone(),
-        accepted: Value::Object(accepted.clone()),
+        required: c.required.clone(),
+        accepted: Value::Object(c.accepted.clone()),
         config,
         channel_id,
-        amount,
+        amount: c.amount,
         deposit,
         authorization,
     })

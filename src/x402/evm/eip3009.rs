@@ -10,7 +10,7 @@ pub use crate::rail::evm::Eip712Parts;
 use crate::codec::is_hex;
 use crate::hash::AtrHash;
 use crate::json::{Member, safe_int};
-use crate::pairing::{Advertised, Built, ChooseContext, Chosen, Completion, Pairing, Unsigned};
+use crate::pairing::{Advertised, Built, ChooseContext, Chosen, Completion, InputSpec, Pairing, Quote, Unsigned};
 use crate::rail::evm::eip3009::{Eip3009Token, Eip3009Values, eip3009_message, eip3009_typed_data};
 use crate::rail::evm::{chain_id_of, is_address, uint256_of};
 use crate::refusal::{Reason, Refusal};
@@ -100,6 +100,15 @@ impl Pairing for Eip3009 {
         super::family::choose_for(ID, read, ctx)
     }
 
+    /// None: the option and the signer's account are all it takes.
+    fn inputs(&self) -> &'static [InputSpec] {
+        &[]
+    }
+
+    fn quote(&self, chosen: &Chosen) -> Result<Quote, Refusal> {
+        quote(&chosen.choice)
+    }
+
     fn document_member(&self) -> Option<&'static str> {
         Some(DOCUMENT)
     }
@@ -117,41 +126,27 @@ impl Pairing for Eip3009 {
     }
 }
 
-/// The unsigned EIP-3009 payment: the authorization's values, borrowed from the choice. The typed data is built
-/// only when the signer needs it, so `finish` builds nothing it does not send.
+/// The choice, checked: the authorization's values but its nonce (H), borrowed from the choice. The build signs
+/// them and the quote reports them, so the two read one parse.
 #[derive(Debug, Clone)]
-pub struct Authorization<'a> {
+pub(crate) struct Choice<'a> {
     required: &'a Map<String, Value>,
     accepted: &'a Value,
     payer: &'a str,
     pay_to: &'a str,
     amount: &'a str,
     asset: &'a str,
+    network: &'a str,
     name: &'a str,
     version: &'a str,
     chain_id: u64,
     value: U256,
     valid_before: u64,
-    nonce: AtrHash,
 }
 
-impl Authorization<'_> {
-    /// The typed data the payer signs.
-    pub fn typed_data(&self) -> TypedData {
-        let token =
-            Eip3009Token { name: self.name, version: self.version, chain_id: self.chain_id, address: self.asset };
-        eip3009_typed_data("TransferWithAuthorization", token, self.message(self.value.to_string()))
-    }
-
-    /// The authorization as signed (`value` as the uint256 decimal) or as sent (`value` as the option wrote it).
-    fn message(&self, value: String) -> Map<String, Value> {
-        eip3009_message(self.payer, self.pay_to, value, self.valid_before.to_string(), self.nonce.to_hex())
-    }
-}
-
-/// Builds the `TransferWithAuthorization` whose nonce is H from a choice `{required, accepted, from, now}`:
-/// validAfter 0, validBefore now + maxTimeoutSeconds.
-pub fn build<'a>(choice: &'a Map<String, Value>, h: &AtrHash) -> Result<Authorization<'a>, Refusal> {
+/// The checks the build makes on a choice `{required, accepted, from, now}`, and the values it reads from it:
+/// validBefore is now + maxTimeoutSeconds.
+pub(crate) fn choice_of(choice: &Map<String, Value>) -> Result<Choice<'_>, Refusal> {
     let malformed = || Refusal::x402(Reason::OptionMalformed);
     let payer = choice.member("from").filter(|f| is_address(f)).and_then(Value::as_str).ok_or_else(malformed)?;
     let now = choice.member("now").and_then(safe_int).and_then(|n| u64::try_from(n).ok()).ok_or_else(malformed)?;
@@ -165,20 +160,56 @@ pub fn build<'a>(choice: &'a Map<String, Value>, h: &AtrHash) -> Result<Authoriz
     let value = accepted.member("amount").and_then(uint256_of).ok_or_else(malformed)?;
     let timeout = accepted.member("maxTimeoutSeconds").and_then(timeout_seconds).ok_or_else(malformed)?;
     let valid_before = now.checked_add(timeout).ok_or_else(malformed)?;
-    Ok(Authorization {
+    Ok(Choice {
         required,
         accepted: echoed,
         payer,
         pay_to: text("payTo"),
         amount: text("amount"),
         asset: text("asset"),
+        network: text("network"),
         name: extra_text("name"),
         version: extra_text("version"),
         chain_id,
         value,
         valid_before,
-        nonce: *h,
     })
+}
+
+/// What the buyer would pay for a choice: the authorization's value of the asset to payTo, valid from 0 to
+/// validBefore.
+pub fn quote(choice: &Map<String, Value>) -> Result<Quote, Refusal> {
+    let c = choice_of(choice)?;
+    Ok(Quote::new(c.value, c.asset, c.pay_to, c.network, "exact").with_window(Some(0), Some(c.valid_before)))
+}
+
+/// The unsigned EIP-3009 payment: the checked choice and the nonce, H. The typed data is built only when the signer
+/// needs it, so `finish` builds nothing it does not send.
+#[derive(Debug, Clone)]
+pub struct Authorization<'a> {
+    choice: Choice<'a>,
+    nonce: AtrHash,
+}
+
+impl Authorization<'_> {
+    /// The typed data the payer signs.
+    pub fn typed_data(&self) -> TypedData {
+        let c = &self.choice;
+        let token = Eip3009Token { name: c.name, version: c.version, chain_id: c.chain_id, address: c.asset };
+        eip3009_typed_data("TransferWithAuthorization", token, self.message(c.value.to_string()))
+    }
+
+    /// The authorization as signed (`value` as the uint256 decimal) or as sent (`value` as the option wrote it).
+    fn message(&self, value: String) -> Map<String, Value> {
+        let c = &self.choice;
+        eip3009_message(c.payer, c.pay_to, value, c.valid_before.to_string(), self.nonce.to_hex())
+    }
+}
+
+/// Builds the `TransferWithAuthorization` whose nonce is H from a choice `{required, accepted, from, now}`:
+/// validAfter 0, validBefore now + maxTimeoutSeconds.
+pub fn build<'a>(choice: &'a Map<String, Value>, h: &AtrHash) -> Result<Authorization<'a>, Refusal> {
+    Ok(Authorization { choice: choice_of(choice)?, nonce: *h })
 }
 
 impl Unsigned for Authorization<'_> {
@@ -196,8 +227,9 @@ impl Unsigned for Authorization<'_> {
         }
         let mut payload = Map::with_capacity(2);
         payload.insert("signature".into(), signature.into());
-        payload.insert("authorization".into(), Value::Object(self.message(self.amount.to_owned())));
-        let payment = X402Payment::for_chosen(self.required, self.accepted, Value::Object(payload), chosen)?;
+        payload.insert("authorization".into(), Value::Object(self.message(self.choice.amount.to_owned())));
+        let (required, accepted) = (self.choice.required, self.choice.accepted);
+        let payment = X402Payment::for_chosen(required, accepted, Value::Object(payload), chosen)?;
         Ok(payment.completion())
     }
 }

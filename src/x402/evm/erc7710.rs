@@ -12,7 +12,7 @@ use crate::hash::AtrHash;
 use crate::json::{Member, js_length};
 use crate::pairing::{Chosen, Completion, Unsigned};
 use crate::rail::evm::delegation::MAX_CONTEXT_BYTES;
-use crate::rail::evm::{is_address, uint256_of};
+use crate::rail::evm::is_address;
 use crate::refusal::{Reason, Refusal};
 use crate::signer::{Fields, Signature, SigningRequest};
 use crate::x402::{LEGAL_CONTEXT, X402Payment, legal_context_info};
@@ -44,12 +44,11 @@ impl DelegationRequest {
 /// amount of its asset to its payee, with salt H.
 pub fn build(choice: &Map<String, Value>, h: &AtrHash) -> Result<DelegationRequest, Refusal> {
     let c = choice_of(Kind::Erc7710, choice)?;
-    let amount = c.accepted.member("amount").and_then(uint256_of).ok_or(Refusal::x402(Reason::OptionMalformed))?;
     let mut fields = Map::new();
     fields.insert("chainId".into(), Value::from(c.chain_id));
     fields.insert("token".into(), Value::String(c.text("asset").to_owned()));
     fields.insert("payTo".into(), Value::String(c.text("payTo").to_owned()));
-    fields.insert("amount".into(), Value::String(amount.to_string()));
+    fields.insert("amount".into(), Value::String(c.amount.to_string()));
     fields.insert("salt".into(), Value::String(h.to_hex()));
     Ok(DelegationRequest { fields, required: c.required.clone(), accepted: c.option.clone() })
 }

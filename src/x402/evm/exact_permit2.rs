@@ -9,8 +9,8 @@ use serde_json::{Map, Value, json};
 use super::family::{self, Kind, Signed, choice_of, is_signature, presented_as, strings, text};
 use crate::hash::AtrHash;
 use crate::json::Member;
+use crate::rail::evm::object;
 use crate::rail::evm::permit2::{self, EXACT_PERMIT2_PROXY, Transfer, UPTO_PERMIT2_PROXY, Witness};
-use crate::rail::evm::{object, uint256_of};
 use crate::refusal::{Reason, Refusal};
 use crate::signer::TypedField;
 
@@ -53,10 +53,15 @@ pub(super) fn build_for(kind: Kind, choice: &Map<String, Value>, h: &AtrHash) ->
             value: object(json!({"to": c.text("payTo"), "validAfter": "0"})),
         }
     };
-    let amount = c.accepted.member("amount").and_then(uint256_of).ok_or(Refusal::x402(Reason::OptionMalformed))?;
     let nonce = U256::from_be_bytes(*h.as_bytes());
-    let transfer =
-        Transfer { chain_id: c.chain_id, token: c.text("asset"), amount, spender, nonce, deadline: c.deadline };
+    let transfer = Transfer {
+        chain_id: c.chain_id,
+        token: c.text("asset"),
+        amount: c.amount,
+        spender,
+        nonce,
+        deadline: c.deadline,
+    };
     let typed_data = permit2::typed_data(&transfer, Some(&witness));
     let written_nonce = if upto { h.to_hex() } else { nonce.to_string() };
     let authorization = json!({

@@ -3,13 +3,14 @@
 //! an option names, the checks every build makes on the buyer's choice, the presented payment every bound reads, and
 //! the completion of an EIP-712 payment with its signature.
 
+use alloy_primitives::U256;
 use serde_json::{Map, Value};
 
 use crate::account::evm_account;
 use crate::codec::is_hex;
 use crate::hash::AtrHash;
 use crate::json::{Member, js_length, safe_int};
-use crate::pairing::{Advertised, Built, ChooseContext, Chosen, Completion, Pairing, Unsigned};
+use crate::pairing::{Advertised, Built, ChooseContext, Chosen, Completion, InputSpec, Pairing, Quote, Unsigned};
 use crate::rail::evm::escrow::{self, deployment_of};
 use crate::rail::evm::{chain_id_of, is_address, uint256_of};
 use crate::refusal::{Reason, Refusal};
@@ -85,6 +86,17 @@ impl Kind {
 
     const fn is_auth_capture(self) -> bool {
         matches!(self, Self::AuthCaptureEip3009 | Self::AuthCapturePermit2)
+    }
+
+    /// The time window the kind's build signs, from its deadline (now + maxTimeoutSeconds): the Permit2 witness's
+    /// `validAfter` 0 and the permit's deadline; EIP-3009's `validAfter` 0 and `validBefore`; a Permit2 transfer
+    /// with no witness, the deadline alone; an ERC-7710 delegation request, none.
+    const fn window(self, deadline: u64) -> (Option<u64>, Option<u64>) {
+        match self {
+            Self::ExactPermit2 | Self::UptoPermit2 | Self::AuthCaptureEip3009 => (Some(0), Some(deadline)),
+            Self::AuthCapturePermit2 => (None, Some(deadline)),
+            Self::Erc7710 | Self::Erc7710Salt => (None, None),
+        }
     }
 }
 
@@ -268,7 +280,8 @@ pub(crate) fn choose_for(id: &str, read: &Advertised<'_>, ctx: &ChooseContext<'_
     Ok(Chosen { pairing: id.into(), choice, reference: ctx.reference.into(), agreement: None })
 }
 
-/// The choice, checked: the payer, the chain, and the `now + maxTimeoutSeconds` bound.
+/// The choice, checked: the payer, the chain, the amount, the `now + maxTimeoutSeconds` bound, and for auth-capture
+/// the escrow terms. Every build of the family and its quote read this one parse.
 #[derive(Debug, Clone)]
 pub(crate) struct Choice<'a> {
     pub(crate) required: &'a Map<String, Value>,
@@ -277,7 +290,12 @@ pub(crate) struct Choice<'a> {
     pub(crate) accepted: &'a Map<String, Value>,
     pub(crate) payer: &'a str,
     pub(crate) chain_id: u64,
+    /// The option's amount, below 2^256.
+    pub(crate) amount: U256,
     pub(crate) deadline: u64,
+    /// The escrow terms of an auth-capture option (whose deadline, the payment's preApprovalExpiry, is below 2^48);
+    /// `None` for the other kinds.
+    pub(crate) escrow: Option<escrow::Terms>,
 }
 
 impl Choice<'_> {
@@ -292,7 +310,8 @@ impl Choice<'_> {
     }
 }
 
-/// The checks every build makes on the choice: its `from` and `now`, then its document and option.
+/// The checks every build makes on the choice: its `from` and `now`, then its document and option, and for
+/// auth-capture the escrow terms and an expiry below 2^48.
 pub(crate) fn choice_of(kind: Kind, choice: &Map<String, Value>) -> Result<Choice<'_>, Refusal> {
     let malformed = || Refusal::x402(Reason::OptionMalformed);
     let payer = choice.member("from").filter(|f| is_address(f)).and_then(Value::as_str).ok_or_else(malformed)?;
@@ -300,9 +319,28 @@ pub(crate) fn choice_of(kind: Kind, choice: &Map<String, Value>) -> Result<Choic
     let (required, accepted) = check_chosen(choice.member("required"), choice.member("accepted"), filter_of(kind))?;
     let option = choice.member("accepted").ok_or_else(malformed)?;
     let chain_id = network_chain(accepted).ok_or_else(malformed)?;
+    let amount = accepted.member("amount").and_then(uint256_of).ok_or_else(malformed)?;
     let timeout = accepted.member("maxTimeoutSeconds").and_then(timeout_seconds).ok_or_else(malformed)?;
     let deadline = now.checked_add(timeout).ok_or_else(malformed)?;
-    Ok(Choice { required, option, accepted, payer, chain_id, deadline })
+    let escrow = if kind.is_auth_capture() {
+        let terms = escrow::Terms::of(accepted)?;
+        if deadline >= UINT48_LIMIT {
+            return Err(malformed());
+        }
+        Some(terms)
+    } else {
+        None
+    };
+    Ok(Choice { required, option, accepted, payer, chain_id, amount, deadline, escrow })
+}
+
+/// What the buyer would pay for the choice: the option's amount of its asset to its payTo, in the window the kind's
+/// build signs ([`choice_of`], the parse every build of the family reads).
+pub(crate) fn quote(kind: Kind, choice: &Map<String, Value>) -> Result<Quote, Refusal> {
+    let c = choice_of(kind, choice)?;
+    let (valid_after, valid_before) = kind.window(c.deadline);
+    let quote = Quote::new(c.amount, c.text("asset"), c.text("payTo"), c.text("network"), kind.scheme());
+    Ok(quote.with_window(valid_after, valid_before))
 }
 
 /// `0x` and an even number of hex digits, from `min_bytes` to 8 KiB.
@@ -437,6 +475,15 @@ impl<U: Unsigned + 'static> Pairing for FamilyPairing<U> {
 
     fn choose(&self, read: &Advertised<'_>, ctx: &ChooseContext<'_>) -> Result<Chosen, Refusal> {
         choose(self.kind, read, ctx)
+    }
+
+    /// None: the option and the signer's account are all any of the family takes.
+    fn inputs(&self) -> &'static [InputSpec] {
+        &[]
+    }
+
+    fn quote(&self, chosen: &Chosen) -> Result<Quote, Refusal> {
+        quote(self.kind, &chosen.choice)
     }
 
     fn document_member(&self) -> Option<&'static str> {

@@ -7,6 +7,7 @@
 pub mod auth_capture_eip3009;
 pub mod auth_capture_permit2;
 pub mod batch_channel;
+mod batch_config;
 pub mod batch_settlement;
 pub mod eip3009;
 pub mod erc7710;

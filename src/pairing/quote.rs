@@ -1,0 +1,108 @@
+//! What a buyer would pay: a pairing's [`Quote`] of a choice. A policy reads this and nothing else, and the pairing
+//! reads it from the same parsed values its build signs, so what the policy checks is what is built.
+
+use ruint::aliases::U256;
+use serde::{Serialize, Serializer};
+
+/// What the buyer would pay for a [`Chosen`](super::Chosen), as [`Pairing::quote`](super::Pairing::quote) reads it
+/// from the choice: the amount, of which asset, to whom, on which network, under which scheme, and the time window
+/// the signed payment names. Serialized with camelCase members, amounts as decimal strings, absent members left out.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "camelCase")]
+#[non_exhaustive]
+pub struct Quote {
+    /// The amount in the asset's atomic units (for USDC, millionths): what the signed payment authorizes. For an
+    /// `upto` payment the most the seller may settle; for a channel opening the first voucher's claim (the deposit is
+    /// [`Quote::deposit`]).
+    #[serde(serialize_with = "decimal")]
+    pub amount: U256,
+    /// The asset as the option names it: a token contract address, or a currency code (`USD`).
+    pub asset: String,
+    /// The payee as the option names it (its `payTo`): an address, or a name (`merchant`).
+    pub payee: String,
+    /// The network as the option names it, CAIP-2 (`eip155:8453`, `cloudflare:402`).
+    pub network: String,
+    /// The x402 scheme (`exact`, `upto`, `auth-capture`, `batch-settlement`) or the MPP intent.
+    pub scheme: String,
+    /// What a channel opening locks in the channel, in the asset's atomic units; `None` for a payment that opens no
+    /// channel.
+    #[serde(skip_serializing_if = "Option::is_none", serialize_with = "optional_decimal")]
+    pub deposit: Option<U256>,
+    /// The first second the signed payment is valid, Unix seconds (EIP-3009's and the x402 Permit2 witness's
+    /// `validAfter`); `None` where what is signed names none.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub valid_after: Option<u64>,
+    /// The time bound the signed payment names, Unix seconds: the choice's `now` plus the option's
+    /// `maxTimeoutSeconds`, as the build writes it (EIP-3009's `validBefore`, valid strictly before it; Permit2's
+    /// `deadline`, valid up to it). `None` where what is signed names none.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub valid_before: Option<u64>,
+}
+
+impl Quote {
+    /// A quote of `amount` of `asset` to `payee` on `network` under `scheme`, with no deposit and no time window.
+    pub fn new(
+        amount: U256,
+        asset: impl Into<String>,
+        payee: impl Into<String>,
+        network: impl Into<String>,
+        scheme: impl Into<String>,
+    ) -> Self {
+        Self {
+            amount,
+            asset: asset.into(),
+            payee: payee.into(),
+            network: network.into(),
+            scheme: scheme.into(),
+            deposit: None,
+            valid_after: None,
+            valid_before: None,
+        }
+    }
+
+    /// The quote with the deposit a channel opening locks.
+    #[must_use]
+    pub fn with_deposit(mut self, deposit: U256) -> Self {
+        self.deposit = Some(deposit);
+        self
+    }
+
+    /// The quote with the time window the signed payment names.
+    #[must_use]
+    pub fn with_window(mut self, valid_after: Option<u64>, valid_before: Option<u64>) -> Self {
+        self.valid_after = valid_after;
+        self.valid_before = valid_before;
+        self
+    }
+}
+
+fn decimal<S: Serializer>(value: &U256, serializer: S) -> Result<S::Ok, S::Error> {
+    serializer.collect_str(value)
+}
+
+fn optional_decimal<S: Serializer>(value: &Option<U256>, serializer: S) -> Result<S::Ok, S::Error> {
+    match value {
+        Some(v) => decimal(v, serializer),
+        None => serializer.serialize_none(),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use serde_json::json;
+
+    use super::*;
+
+    #[test]
+    fn a_quote_serializes_amounts_as_decimals_and_leaves_out_what_it_lacks() {
+        let q = Quote::new(U256::from(10_000u64), "0xA", "0xB", "eip155:84532", "exact");
+        assert_eq!(
+            serde_json::to_value(&q).unwrap(),
+            json!({"amount": "10000", "asset": "0xA", "payee": "0xB", "network": "eip155:84532", "scheme": "exact"})
+        );
+        let q = q.with_deposit(U256::MAX).with_window(Some(0), Some(1_790_000_060));
+        let v = serde_json::to_value(&q).unwrap();
+        assert_eq!(v["deposit"], U256::MAX.to_string());
+        assert_eq!((v["validAfter"].clone(), v["validBefore"].clone()), (json!(0), json!(1_790_000_060)));
+    }
+}
