@@ -1,5 +1,7 @@
 //! A decline keeps the reference's code and detail exactly, and carries its cause beside them as a diagnostic.
 
+#![allow(clippy::unwrap_used, clippy::expect_used, clippy::indexing_slicing, clippy::panic, missing_docs)]
+
 use serde_json::{Value, json};
 use terms::fetch::{Body, Fetch, FetchError, Request, Response};
 use terms::signer::BoxFuture;

@@ -1,6 +1,8 @@
 //! A seller of our own on a real loopback socket, paid through `http::LoopbackFetch`: the gate fetches the
 //! `https` link the offer names, the fetch sends it to the seller's plain-HTTP port, and the payment carries H.
 
+#![allow(clippy::unwrap_used, clippy::expect_used, clippy::indexing_slicing, clippy::panic, missing_docs)]
+
 use serde_json::{Value, json};
 use terms::http::LoopbackFetch;
 use terms::local::LocalSigner;
