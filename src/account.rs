@@ -33,22 +33,17 @@ impl Account {
     }
 }
 
+/// CAIP-10's escape, decoded: every `%` must begin an escape of two hex digits (`%4`, `%zz` and a trailing `%` are
+/// broken, never kept as text), and the bytes decoded must be UTF-8. An escape is decoded once (`%2541` is `%41`).
 fn percent_decode(text: &str) -> Option<String> {
-    let bytes = text.as_bytes();
-    let mut out = Vec::with_capacity(bytes.len());
-    let mut i = 0;
-    while let Some(&b) = bytes.get(i) {
-        if b == b'%' {
-            let hi = bytes.get(i + 1).and_then(|c| (*c as char).to_digit(16))?;
-            let lo = bytes.get(i + 2).and_then(|c| (*c as char).to_digit(16))?;
-            out.push(u8::try_from(hi * 16 + lo).ok()?);
-            i += 3;
-        } else {
-            out.push(b);
-            i += 1;
-        }
+    let escapes_whole = text
+        .split('%')
+        .skip(1)
+        .all(|after| after.as_bytes().get(..2).is_some_and(|hex| hex.iter().all(u8::is_ascii_hexdigit)));
+    if !escapes_whole {
+        return None;
     }
-    String::from_utf8(out).ok()
+    percent_encoding::percent_decode_str(text).decode_utf8().ok().map(std::borrow::Cow::into_owned)
 }
 
 /// The EVM account form `eip155:<digits>:0x<40 hex>`: the network and the address as written.
@@ -82,5 +77,35 @@ mod tests {
         assert!(Account::parse("eip155:1").is_none());
         assert!(evm_account("eip155:1:0xf39Fd6e51aad88F6F4ce6aB8827279cffFb92266").is_some());
         assert!(evm_account("eip155:1:0xf39F").is_none());
+    }
+
+    fn address(account: &str) -> Option<String> {
+        Account::parse(account).map(|a| a.address)
+    }
+
+    #[test]
+    fn a_broken_escape_is_refused_not_kept() {
+        for broken in
+            ["xrpl:1:a%", "xrpl:1:a%4", "xrpl:1:a%zz", "xrpl:1:a%4g", "xrpl:1:a%g4", "xrpl:1:%%41", "xrpl:1:%41%"]
+        {
+            assert_eq!(address(broken), None, "{broken}");
+        }
+        // An escape is decoded once, and either case of hex digit is one.
+        assert_eq!(address("xrpl:1:%2541").as_deref(), Some("%41"));
+        assert_eq!(address("xrpl:1:%2d%2D%2e").as_deref(), Some("--."));
+        // The EVM address is taken as written: its escapes are not read at all.
+        assert_eq!(address("eip155:1:a%zz").as_deref(), Some("a%zz"));
+    }
+
+    #[test]
+    fn a_multi_byte_escape_decodes_to_its_utf8_character_and_broken_utf8_is_refused() {
+        assert_eq!(address("xrpl:1:caf%C3%A9").as_deref(), Some("caf\u{e9}"));
+        assert_eq!(address("xrpl:1:%e2%82%ac").as_deref(), Some("\u{20ac}"));
+        assert_eq!(address("xrpl:1:%F0%9F%98%80x").as_deref(), Some("\u{1f600}x"));
+        // A lead byte alone, a lead byte without its continuation, a lone continuation, an overlong form, a
+        // surrogate: none is UTF-8.
+        for broken in ["xrpl:1:%C3", "xrpl:1:%C3%28", "xrpl:1:%A9", "xrpl:1:%C0%AF", "xrpl:1:%ED%A0%80"] {
+            assert_eq!(address(broken), None, "{broken}");
+        }
     }
 }

@@ -10,7 +10,6 @@
 use std::future::Future;
 use std::time::Duration;
 
-use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value};
 use tokio::time::Instant;
 use tokio_util::sync::CancellationToken;
@@ -18,8 +17,8 @@ use tokio_util::sync::CancellationToken;
 use crate::decline::{DeclineCode, Declined, Moved};
 use crate::fetch::{Fetch, Request};
 use crate::gate::{
-    AgreementPayment, IDENTITY, Options, build_guarded, declared_over, is_identity, read_capped, request_guarded,
-    sign_steps, trim_http,
+    Agreement, AgreementPayment, AgreementReceipt, IDENTITY, Options, ToApprove, build_guarded, declared_over,
+    is_identity, read_capped, request_guarded, sign_steps, trim_http,
 };
 use crate::hash::{AtrHash, atr_hash, hash_equals};
 use crate::json::{Member, is_offered};
@@ -43,46 +42,6 @@ pub(crate) const WINDOW_EXTRA_S: u64 = 180;
 pub(crate) const MAX_ANSWER_BYTES: usize = 65_536;
 const RETRY_DEFAULT_S: u64 = 2;
 const RETRY_MIN_S: u64 = 1;
-
-/// An agreement payment waiting for approval: nothing has been signed.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-pub struct ToApprove {
-    /// What to approve. Approve by calling again with this value unchanged.
-    pub approve: AgreementPayment,
-    /// The ATR bytes compared.
-    #[serde(with = "crate::codec::base64_bytes")]
-    pub bytes: Vec<u8>,
-    /// Their hash.
-    pub h: AtrHash,
-}
-
-/// The agreement URL's receipt: its statement that the agreement payment carrying H is recorded. The gate does not
-/// look the transaction up.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
-pub struct AgreementReceipt {
-    /// The hash, as the server wrote it.
-    #[serde(rename = "atrHash")]
-    pub atr_hash: String,
-    /// Always `true`.
-    pub agreed: bool,
-    /// The network the agreement payment settled on.
-    pub network: String,
-    /// The server's transaction reference.
-    pub transaction: String,
-}
-
-/// What the exchange gives when it does not decline.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-#[serde(untagged)]
-pub enum Agreement {
-    /// The agreement is recorded: its receipt.
-    Agreed {
-        /// The receipt.
-        receipt: AgreementReceipt,
-    },
-    /// The agreement payment to approve; nothing was signed.
-    ToApprove(ToApprove),
-}
 
 fn failed(detail: impl Into<String>) -> Declined {
     Declined::new(DeclineCode::AgreementFailed, detail)

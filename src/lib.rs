@@ -4,6 +4,7 @@
 #![cfg_attr(test, allow(clippy::unwrap_used, clippy::expect_used, clippy::indexing_slicing, clippy::panic))]
 
 pub mod account;
+#[cfg(feature = "x402")]
 mod agreement;
 pub mod codec;
 pub mod decimal;
@@ -13,12 +14,15 @@ pub mod fetch;
 mod gate;
 mod hash;
 #[cfg(feature = "http")]
+#[cfg_attr(docsrs, doc(cfg(feature = "http")))]
 pub mod http;
 pub mod json;
 pub mod link;
 #[cfg(feature = "local-signer")]
+#[cfg_attr(docsrs, doc(cfg(feature = "local-signer")))]
 pub mod local;
 #[cfg(feature = "mcp")]
+#[cfg_attr(docsrs, doc(cfg(feature = "mcp")))]
 pub mod mcp;
 pub mod pairing;
 mod payment;
@@ -27,12 +31,17 @@ mod refusal;
 mod registry;
 pub mod signer;
 mod transact;
+#[cfg(feature = "x402")]
+#[cfg_attr(docsrs, doc(cfg(feature = "x402")))]
 pub mod x402;
 
-pub use agreement::{Agreement, AgreementReceipt, ToApprove, agree, retry_seconds};
+#[cfg(feature = "x402")]
+#[cfg_attr(docsrs, doc(cfg(feature = "x402")))]
+pub use agreement::{agree, retry_seconds};
 pub use decline::{DeclineCode, Declined, Moved};
 pub use env::{Clock, FixedClock, Ids, RandomIds, SystemClock};
 pub use fetch::{Body, Fetch, FetchError, Request, Response};
+pub use gate::{Agreement, AgreementReceipt, ToApprove};
 pub use gate::{
     AgreementPayment, Checked, Confirmed, Finish, Finished, Next, Options, Within, check, check_landed, confirm,
     finish, open_channel, record_charge, within,

@@ -25,6 +25,7 @@ impl Payment {
     }
 
     /// Text the crate wrote with [`crate::json::exact_object`] or [`exact_string`].
+    #[cfg_attr(not(feature = "x402"), allow(dead_code, reason = "only the x402 payment writer writes exact text"))]
     pub(crate) fn from_exact_text(text: String) -> Self {
         Self(text)
     }

@@ -140,25 +140,27 @@ pub static REGISTRY: [Entry; 67] = [
     e("ack/payment-request", Ack, false, false),
 ];
 
-/// The implementation of a pairing this build has. Each family adds its ids here, behind its cargo feature.
+/// The implementation of a pairing this build has. Each family adds its ids here, behind its features: a protocol's
+/// pairing on a rail under `all(feature = "<protocol>", feature = "<rail>")`, one with no chain under the protocol's.
 fn implementation(id: &str) -> Option<&'static dyn Pairing> {
     match id {
-        #[cfg(feature = "evm")]
+        #[cfg(all(feature = "x402", feature = "evm"))]
         crate::x402::evm::eip3009::ID => Some(&crate::x402::evm::eip3009::PAIRING),
-        #[cfg(feature = "evm")]
+        #[cfg(all(feature = "x402", feature = "evm"))]
         crate::x402::evm::batch_settlement::ID => Some(&crate::x402::evm::batch_settlement::PAIRING),
+        #[cfg(feature = "x402")]
         crate::x402::cloudflare::ID => Some(&crate::x402::cloudflare::PAIRING),
-        #[cfg(feature = "evm")]
+        #[cfg(all(feature = "x402", feature = "evm"))]
         crate::x402::evm::auth_capture_eip3009::ID => Some(&crate::x402::evm::auth_capture_eip3009::PAIRING),
-        #[cfg(feature = "evm")]
+        #[cfg(all(feature = "x402", feature = "evm"))]
         crate::x402::evm::auth_capture_permit2::ID => Some(&crate::x402::evm::auth_capture_permit2::PAIRING),
-        #[cfg(feature = "evm")]
+        #[cfg(all(feature = "x402", feature = "evm"))]
         crate::x402::evm::erc7710::ID => Some(&crate::x402::evm::erc7710::PAIRING),
-        #[cfg(feature = "evm")]
+        #[cfg(all(feature = "x402", feature = "evm"))]
         crate::x402::evm::erc7710_salt::ID => Some(&crate::x402::evm::erc7710_salt::PAIRING),
-        #[cfg(feature = "evm")]
+        #[cfg(all(feature = "x402", feature = "evm"))]
         crate::x402::evm::exact_permit2::ID => Some(&crate::x402::evm::exact_permit2::PAIRING),
-        #[cfg(feature = "evm")]
+        #[cfg(all(feature = "x402", feature = "evm"))]
         crate::x402::evm::upto_permit2::ID => Some(&crate::x402::evm::upto_permit2::PAIRING),
         _ => None,
     }

@@ -4,12 +4,11 @@
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
-use crate::agreement::{Agreement, AgreementReceipt, ToApprove};
 use crate::decline::Declined;
 use crate::fetch::Fetch;
-use crate::gate::{Confirmed, Options, confirm, sign_steps};
+use crate::gate::{Agreement, AgreementReceipt, Confirmed, Options, ToApprove, confirm, sign_steps};
 use crate::hash::AtrHash;
-use crate::pairing::{Document, Pairing, namespace};
+use crate::pairing::{Document, Pairing};
 use crate::payment::Payment;
 use crate::signer::Signer;
 
@@ -44,7 +43,8 @@ pub enum Transaction {
 
 /// confirm, then (for a pairing whose payment is no public proof) the agreement payment, then the signer, then
 /// finish: the signer is called at most once per step of the payment, and never before the bytes are compared or
-/// after a decline.
+/// after a decline. A build without the `x402` feature has no agreement exchange: there an offer that names an
+/// agreement URL declines `agreement-failed`, before anything is signed.
 pub async fn transact(
     doc: impl Document,
     pairing: &dyn Pairing,
@@ -56,11 +56,7 @@ pub async fn transact(
     let Confirmed { chosen, request, bytes, h } = confirmed;
     let mut receipt = None;
     if let Some(url) = &chosen.agreement {
-        let payer: &dyn Signer = match &options.agreement_signer {
-            Some(s) => s.as_ref(),
-            None => signer,
-        };
-        match crate::agreement::exchange(&bytes, url, payer, fetch, options, namespace(pairing.id())).await? {
+        match agreement(&bytes, url, pairing, signer, fetch, options).await? {
             Agreement::Agreed { receipt: r } => receipt = Some(r),
             Agreement::ToApprove(t) => return Ok(Transaction::ToApprove(t)),
         }
@@ -70,4 +66,129 @@ pub async fn transact(
         None => Transacted { signed: None, bytes, h, agreement: receipt, landed: None },
         Some(f) => Transacted { signed: Some(f.signed), bytes, h: f.h, agreement: receipt, landed: f.landed },
     }))
+}
+
+/// The agreement exchange at the URL the offer named, paid by the agreement signer where there is one.
+#[cfg(feature = "x402")]
+async fn agreement(
+    bytes: &[u8],
+    url: &str,
+    pairing: &dyn Pairing,
+    signer: &dyn Signer,
+    fetch: &dyn Fetch,
+    options: &Options,
+) -> Result<Agreement, Declined> {
+    let payer: &dyn Signer = match &options.agreement_signer {
+        Some(s) => s.as_ref(),
+        None => signer,
+    };
+    crate::agreement::exchange(bytes, url, payer, fetch, options, crate::pairing::namespace(pairing.id())).await
+}
+
+/// Without `x402` this build has no agreement exchange (its request is an x402 document): a pairing whose payment is
+/// no public proof declines `agreement-failed`, and nothing is signed.
+#[cfg(not(feature = "x402"))]
+async fn agreement(
+    _bytes: &[u8],
+    _url: &str,
+    _pairing: &dyn Pairing,
+    _signer: &dyn Signer,
+    _fetch: &dyn Fetch,
+    _options: &Options,
+) -> Result<Agreement, Declined> {
+    Err(Declined::new(crate::decline::DeclineCode::AgreementFailed, NO_EXCHANGE))
+}
+
+/// The detail of that decline.
+#[cfg(not(feature = "x402"))]
+const NO_EXCHANGE: &str = "This build has no x402 agreement exchange (the `x402` feature is off): the agreement \
+                           payment this pairing needs first cannot be paid, so nothing was signed.";
+
+/// A build without `x402` (`cargo test --no-default-features --lib`, which CI runs): a pairing of the caller's own
+/// whose payment is no public proof, its offer naming an agreement URL, declines `agreement-failed` after the bytes
+/// compare, and the signer is never called.
+#[cfg(all(test, not(feature = "x402")))]
+mod tests {
+    use std::sync::atomic::{AtomicUsize, Ordering};
+
+    use serde_json::{Map, Value, json};
+
+    use super::*;
+    use crate::decline::DeclineCode;
+    use crate::fetch::{Body, FetchError, Request, Response};
+    use crate::hash::atr_hash;
+    use crate::pairing::{Advertised, ChooseContext, Chosen, Offer, Unsigned};
+    use crate::refusal::{Reason, Refusal};
+    use crate::signer::{BoxFuture, Signature, SignerError, SigningRequest};
+
+    const ATR: &[u8] = b"abc";
+    const LINK: &str = "https://atr.seller.example/abc";
+
+    /// A pairing whose payment is no public proof: its read finds H, the link and an agreement URL.
+    #[derive(Debug)]
+    struct NoProof;
+
+    impl Pairing for NoProof {
+        fn id(&self) -> &'static str {
+            "card/seller-reference"
+        }
+        fn public_proof(&self) -> bool {
+            false
+        }
+        fn read<'a>(&self, doc: &'a Value) -> Result<Advertised<'a>, Refusal> {
+            let agreement = Some("https://api.seller.example/agreement".to_owned());
+            Ok(Advertised { h: atr_hash(ATR), link: LINK.to_owned(), offer: Offer::Json(doc), agreement })
+        }
+        fn choose(&self, _: &Advertised<'_>, ctx: &ChooseContext<'_>) -> Result<Chosen, Refusal> {
+            Ok(Chosen {
+                pairing: self.id().into(),
+                choice: Map::new(),
+                reference: ctx.reference.into(),
+                agreement: None,
+            })
+        }
+        fn build<'a>(&'a self, _: &'a Chosen, _: &'a [u8], _: &AtrHash) -> Result<Box<dyn Unsigned + 'a>, Refusal> {
+            Err(Refusal::new("card", Reason::NothingToSign))
+        }
+        fn bound(&self, _: &Value, _: Option<&Value>) -> Result<AtrHash, Refusal> {
+            Err(Refusal::new("card", Reason::NothingToSign))
+        }
+    }
+
+    /// Serves the ATR at the link; counts the GETs.
+    #[derive(Default)]
+    struct Seller(AtomicUsize);
+
+    impl Fetch for Seller {
+        fn get<'a>(&'a self, request: Request<'a>) -> BoxFuture<'a, Result<Response, FetchError>> {
+            self.0.fetch_add(1, Ordering::SeqCst);
+            let status = if request.url == LINK { 200 } else { 404 };
+            Box::pin(async move { Ok(Response::new(status, Vec::new(), Body::from_bytes(ATR))) })
+        }
+    }
+
+    /// Counts its calls and signs nothing.
+    #[derive(Default)]
+    struct Wallet(AtomicUsize);
+
+    impl Signer for Wallet {
+        fn account(&self) -> &str {
+            "eip155:1:0xf39Fd6e51aad88F6F4ce6aB8827279cffFb92266"
+        }
+        fn sign<'a>(&'a self, _: &'a SigningRequest) -> BoxFuture<'a, Result<Signature, SignerError>> {
+            self.0.fetch_add(1, Ordering::SeqCst);
+            Box::pin(async { Err(SignerError::new("never asked")) })
+        }
+    }
+
+    #[tokio::test]
+    async fn an_agreement_first_declines_without_the_exchange() {
+        let (seller, wallet) = (Seller::default(), Wallet::default());
+        let declined = transact(json!({}), &NoProof, &wallet, &seller, &Options::new()).await.unwrap_err();
+        assert_eq!(declined.code, DeclineCode::AgreementFailed);
+        assert_eq!(declined.detail, NO_EXCHANGE);
+        assert!(declined.moved.is_none());
+        assert_eq!(seller.0.load(Ordering::SeqCst), 1, "the link is fetched once, the agreement URL never");
+        assert_eq!(wallet.0.load(Ordering::SeqCst), 0, "nothing is signed");
+    }
 }

@@ -11,7 +11,9 @@ use std::panic::{AssertUnwindSafe, catch_unwind};
 use serde_json::Value;
 
 pub use channels::{Within, open_channel, record_charge, within};
-pub use types::{AgreementPayment, Checked, Confirmed, Finish, Finished, Next, Options};
+pub use types::{
+    Agreement, AgreementPayment, AgreementReceipt, Checked, Confirmed, Finish, Finished, Next, Options, ToApprove,
+};
 
 use crate::decline::{DeclineCode, Declined, Moved};
 use crate::fetch::Fetch;
@@ -24,6 +26,7 @@ use crate::payment::Payment;
 use crate::refusal::{Reason, Refusal};
 use crate::signer::{Signature, Signer, SigningRequest};
 
+#[cfg_attr(not(feature = "x402"), allow(unused_imports, reason = "for the agreement exchange, which needs x402"))]
 pub(crate) use atr::{IDENTITY, declared_over, is_identity, read_capped, trim_http};
 
 /// The most signer calls one payment takes: a funding and then a voucher.

@@ -78,6 +78,46 @@ pub struct AgreementPayment {
     pub required: Value,
 }
 
+/// An agreement payment waiting for approval: nothing has been signed.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct ToApprove {
+    /// What to approve. Approve by calling again with this value unchanged.
+    pub approve: AgreementPayment,
+    /// The ATR bytes compared.
+    #[serde(with = "crate::codec::base64_bytes")]
+    pub bytes: Vec<u8>,
+    /// Their hash.
+    pub h: AtrHash,
+}
+
+/// The agreement URL's receipt: its statement that the agreement payment carrying H is recorded. The gate does not
+/// look the transaction up.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct AgreementReceipt {
+    /// The hash, as the server wrote it.
+    #[serde(rename = "atrHash")]
+    pub atr_hash: String,
+    /// Always `true`.
+    pub agreed: bool,
+    /// The network the agreement payment settled on.
+    pub network: String,
+    /// The server's transaction reference.
+    pub transaction: String,
+}
+
+/// What the exchange gives when it does not decline.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(untagged)]
+pub enum Agreement {
+    /// The agreement is recorded: its receipt.
+    Agreed {
+        /// The receipt.
+        receipt: AgreementReceipt,
+    },
+    /// The agreement payment to approve; nothing was signed.
+    ToApprove(ToApprove),
+}
+
 /// What the gate takes beside its arguments: the buyer's inputs, the clock, the id source, and for the agreement
 /// exchange the approval, a cancellation token and a separate agreement signer.
 #[derive(Clone)]

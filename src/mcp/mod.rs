@@ -1,5 +1,6 @@
 //! The gate as MCP tools, for an agent that pays through an MCP client: `atr_confirm`, `atr_finish`, `atr_check`,
-//! `atr_channel_open` and `atr_channel_record_charge` always; `atr_agree` with an agreement signer or a signer;
+//! `atr_channel_open` and `atr_channel_record_charge` always; `atr_agree` with an agreement signer or a signer (in a
+//! build with the `x402` feature, which has the agreement exchange);
 //! `atr_transact` and `atr_channel_within` with a signer. Each tool call is one call into the gate; this module adds
 //! the transport (rmcp), the JSON form of values, the input schemas, and the seals that make `chosen`, channel
 //! openings and holds usable only as this process returned them.
@@ -86,14 +87,15 @@ impl BuyerOptions {
         Self { fetch, signer: None, agreement_signer: None, gate: Options::new() }
     }
 
-    /// The host's wallet: adds `atr_transact`, `atr_agree` and `atr_channel_within`.
+    /// The host's wallet: adds `atr_transact`, `atr_agree` (with the `x402` feature) and `atr_channel_within`.
     #[must_use]
     pub fn signer(mut self, signer: Arc<dyn Signer>) -> Self {
         self.signer = Some(signer);
         self
     }
 
-    /// The wallet that pays agreement payments, where it is not the signer: adds `atr_agree`.
+    /// The wallet that pays agreement payments, where it is not the signer: adds `atr_agree` (with the `x402`
+    /// feature).
     #[must_use]
     pub fn agreement_signer(mut self, signer: Arc<dyn Signer>) -> Self {
         self.agreement_signer = Some(signer);
@@ -131,7 +133,7 @@ impl BuyerServer {
         let o = &self.options;
         match name {
             "atr_transact" | "atr_channel_within" => o.signer.is_some(),
-            "atr_agree" => o.signer.is_some() || o.agreement_signer.is_some(),
+            "atr_agree" => cfg!(feature = "x402") && (o.signer.is_some() || o.agreement_signer.is_some()),
             other => TOOL_NAMES.contains(&other),
         }
     }

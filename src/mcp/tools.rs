@@ -8,9 +8,12 @@ use tokio_util::sync::CancellationToken;
 use super::BuyerOptions;
 use super::schema::{self, Field, Invalid, Kind, field, optional};
 use super::seal::{self, Label, MAC};
-use crate::agreement::{Agreement, agree};
+#[cfg(feature = "x402")]
+use crate::agreement::agree;
 use crate::codec::{b64_decode, b64_encode};
 use crate::decline::{DeclineCode, Declined, Moved};
+#[cfg(feature = "x402")]
+use crate::gate::Agreement;
 use crate::gate::{
     AgreementPayment, Finish, Options, check_landed, confirm, finish, first_request, open_channel, record_charge,
     within,
@@ -371,6 +374,7 @@ pub(crate) async fn run(
         "atr_finish" => atr_finish(&args),
         "atr_check" => atr_check(&args),
         "atr_transact" => atr_transact(options, &args, cancel).await,
+        #[cfg(feature = "x402")]
         "atr_agree" => atr_agree(options, &args, cancel).await,
         "atr_channel_open" => atr_channel_open(&args),
         "atr_channel_record_charge" => atr_channel_record_charge(&args),
@@ -474,6 +478,7 @@ async fn atr_transact(options: &BuyerOptions, args: &Args<'_>, cancel: Cancellat
     Ok(Value::Object(out))
 }
 
+#[cfg(feature = "x402")]
 async fn atr_agree(options: &BuyerOptions, args: &Args<'_>, cancel: CancellationToken) -> Outcome {
     let chosen = unsealed_chosen(args)?;
     let Some(url) = chosen.agreement.as_deref() else {

@@ -2,6 +2,10 @@
 //! and its parts, EIP-3009 authorizations, Permit2 transfers, the commerce-payments escrow and ERC-7710 delegations.
 //! A rail imports only the rail-free core, so x402 and MPP pairings on EVM chains both build on it.
 
+// The crate-internal builders are for the protocols on this rail: a build with the rail and none of them (`evm`
+// without `x402`) has the public codecs and `TypedData::signing_hash`, and leaves the builders unused.
+#![cfg_attr(not(feature = "x402"), allow(dead_code, unused_imports))]
+
 #[cfg(feature = "evm")]
 pub mod delegation;
 #[cfg(feature = "evm")]
