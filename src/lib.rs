@@ -34,11 +34,11 @@ pub use decline::{DeclineCode, Declined, Moved};
 pub use env::{Clock, FixedClock, Ids, RandomIds, SystemClock};
 pub use fetch::{Body, Fetch, FetchError, Request, Response};
 pub use gate::{
-    AgreementPayment, Checked, Confirmed, Finish, Finished, Next, Options, Within, check, check_landed, confirm,
-    finish, open_channel, record_charge, within,
+    AgreementPayment, Checked, Confirmed, Document, Finish, Finished, Next, Options, Within, check, check_landed,
+    confirm, finish, open_channel, record_charge, within,
 };
 pub use hash::{AtrHash, MAX_ATR_BYTES, NotAHash, atr_hash, hash_equals};
-pub use pairing::{ChannelHold, Chosen, Document, Pairing, Refund};
+pub use pairing::{ChannelHold, Chosen, Pairing, Refund};
 pub use payment::Payment;
 pub use refusal::{Reason, Refusal};
 pub use registry::{Entry, Protocol, REGISTRY, built_ids, entry, pairing, x402_pairings};

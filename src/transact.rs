@@ -7,9 +7,9 @@ use serde_json::Value;
 use crate::agreement::{Agreement, AgreementReceipt, ToApprove};
 use crate::decline::Declined;
 use crate::fetch::Fetch;
-use crate::gate::{Confirmed, Options, confirm, sign_steps};
+use crate::gate::{Confirmed, Document, Options, confirm, sign_steps};
 use crate::hash::AtrHash;
-use crate::pairing::{Document, Pairing, namespace};
+use crate::pairing::{Pairing, namespace};
 use crate::payment::Payment;
 use crate::signer::Signer;
 
