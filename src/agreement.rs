@@ -7,6 +7,7 @@
 //! approved, carried back unchanged: it is signed once, sent in `PAYMENT-SIGNATURE`, and re-sent (never re-signed)
 //! after each 202, 5xx or timeout, until a receipt, a refusal or the end of the window.
 
+use std::borrow::Cow;
 use std::future::Future;
 use std::time::Duration;
 
@@ -23,7 +24,7 @@ use crate::gate::{
 use crate::hash::{AtrHash, atr_hash, hash_equals};
 use crate::json::{Member, is_offered};
 use crate::link::{is_https_link, link_reason};
-use crate::pairing::{ChooseContext, Chosen, Pairing, choose_with_inputs, keep_document};
+use crate::pairing::{ChooseContext, Chosen, Pairing, choose_with_inputs};
 use crate::payment::Payment;
 use crate::refusal::{Reason, Refusal};
 use crate::registry::x402_pairings;
@@ -240,7 +241,7 @@ fn select(
         match choose_with_inputs(pairing, &read, &ctx) {
             Ok(mut chosen) => {
                 let h = read.h;
-                keep_document(pairing, &mut chosen, only);
+                pairing.keep_document(&mut chosen, Cow::Owned(only));
                 return Ok(Selected { option: option.clone(), pairing, h, chosen, limits });
             }
             Err(r) => {

@@ -424,6 +424,12 @@ pub fn equal(a: &Value, b: &Value) -> bool {
 pub trait Member {
     /// The member named `key`, if this is an object that has one.
     fn member(&self, key: &str) -> Option<&Value>;
+
+    /// The whole value, where it is held as one: for a reader that needs more than members (a payment a pairing
+    /// builds member by member is not held as one).
+    fn as_value(&self) -> Option<&Value> {
+        None
+    }
 }
 
 impl Member for Map<String, Value> {
@@ -437,6 +443,11 @@ impl Member for Value {
     #[inline]
     fn member(&self, key: &str) -> Option<&Value> {
         self.as_object()?.member(key)
+    }
+
+    #[inline]
+    fn as_value(&self) -> Option<&Value> {
+        Some(self)
     }
 }
 

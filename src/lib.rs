@@ -43,16 +43,17 @@ pub use env::{Clock, FixedClock, Ids, RandomIds, SystemClock};
 pub use fetch::{Body, Fetch, FetchError, Request, Response};
 pub use gate::{Agreement, AgreementReceipt, ToApprove};
 pub use gate::{
-    AgreementPayment, Checked, Confirmed, Finish, Finished, Next, Options, Within, check, check_landed, confirm,
-    finish, open_channel, record_charge, within,
+    AgreementPayment, Checked, Confirmed, Document, Finish, Finished, Next, Options, Within, check, check_landed,
+    confirm, finish, open_channel, record_charge, within,
 };
 pub use hash::{AtrHash, MAX_ATR_BYTES, NotAHash, atr_hash, hash_equals};
-pub use pairing::{ChannelHold, Chosen, Document, Pairing, Refund};
-pub use pairing::{InputSpec, Quote};
+pub use pairing::{ChannelHold, Chosen, InputSpec, Pairing, Quote, Refund};
 pub use payment::Payment;
 pub use refusal::{Reason, Refusal};
 pub use registry::{Entry, Protocol, REGISTRY, built_ids, entry, pairing, pairing_for, x402_pairings};
 pub use signer::{Signature, Signer, SignerError, SigningRequest, TypedData};
 pub use tokio_util::sync::CancellationToken;
 pub use transact::{Transacted, Transaction, transact};
+#[cfg(feature = "x402")]
+#[cfg_attr(docsrs, doc(cfg(feature = "x402")))]
 pub use x402::{HeaderError, decode_payment_required};

@@ -6,9 +6,9 @@ use serde_json::Value;
 
 use crate::decline::Declined;
 use crate::fetch::Fetch;
-use crate::gate::{Agreement, AgreementReceipt, Confirmed, Options, ToApprove, confirm, sign_steps};
+use crate::gate::{Agreement, AgreementReceipt, Confirmed, Document, Options, ToApprove, confirm, sign_steps};
 use crate::hash::AtrHash;
-use crate::pairing::{Document, Pairing};
+use crate::pairing::Pairing;
 use crate::payment::Payment;
 use crate::signer::Signer;
 

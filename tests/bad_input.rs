@@ -714,7 +714,7 @@ fn a_document_handed_over_confirms_what_a_lent_one_does() {
 /// Where a pairing's completed payment panics.
 #[derive(Debug, Clone, Copy, PartialEq)]
 enum Fails {
-    /// Read as a value, as the read-back does.
+    /// Read, as the read-back does.
     Reading,
     /// Written out as text, after the read-back.
     Writing,
@@ -731,10 +731,14 @@ struct Panicking {
 
 struct PanickingBuilt(Fails);
 
-impl terms::pairing::Built for PanickingBuilt {
-    fn members(&self) -> Option<&dyn terms::json::Member> {
+impl terms::json::Member for PanickingBuilt {
+    fn member(&self, _key: &str) -> Option<&Value> {
+        assert!(self.0 != Fails::Reading, "a pairing bug while reading");
         None
     }
+}
+
+impl terms::pairing::Completed for PanickingBuilt {
     fn write(&self) -> terms::Payment {
         assert!(self.0 != Fails::Writing, "a pairing bug while writing");
         terms::Payment::from_value(&json!({}))
@@ -756,7 +760,7 @@ impl terms::pairing::Unsigned for PanickingUnsigned {
         _answers: &[terms::Signature],
         _chosen: &terms::Chosen,
     ) -> Result<terms::pairing::Completion<'_>, terms::Refusal> {
-        Ok(terms::pairing::Completion::Built { payment: Box::new(PanickingBuilt(self.0)), landed: None })
+        Ok(terms::pairing::Completion::Payment { payment: Box::new(PanickingBuilt(self.0)), landed: None })
     }
 }
 
@@ -791,7 +795,13 @@ impl Pairing for Panicking {
     ) -> Result<Box<dyn terms::pairing::Unsigned + 'a>, terms::Refusal> {
         Ok(Box::new(PanickingUnsigned(self.fails)))
     }
-    fn bound(&self, _presented: &Value, _landed: Option<&Value>) -> Result<terms::AtrHash, terms::Refusal> {
+    fn bound(
+        &self,
+        presented: &dyn terms::json::Member,
+        _landed: Option<&Value>,
+    ) -> Result<terms::AtrHash, terms::Refusal> {
+        // It reads the payment, as a pairing's bound does, and finds `h` there.
+        let _ = presented.member("payload");
         Ok(self.h)
     }
 }

@@ -6,11 +6,13 @@
 
 mod support;
 
+use std::borrow::Cow;
 use std::sync::Arc;
 
 use serde_json::{Map, Value, json};
 use support::{CountingSigner, Reply, ScriptedFetch, paused, vectors};
 use terms::env::CountingIds;
+use terms::json::Member;
 use terms::pairing::{
     Advertised, Batch, Channel, ChannelHold, ChannelKind, ChooseContext, Refund, Unsigned, WithinArgs, WithinPlan,
 };
@@ -688,13 +690,13 @@ impl Pairing for Altered {
     fn quote(&self, chosen: &Chosen) -> Result<terms::Quote, Refusal> {
         evm::PAIRING.quote(chosen)
     }
-    fn document_member(&self) -> Option<&'static str> {
-        evm::PAIRING.document_member()
+    fn keep_document(&self, chosen: &mut Chosen, doc: Cow<'_, Value>) {
+        evm::PAIRING.keep_document(chosen, doc);
     }
     fn build<'a>(&'a self, chosen: &'a Chosen, atr: &'a [u8], h: &AtrHash) -> Result<Box<dyn Unsigned + 'a>, Refusal> {
         evm::PAIRING.build(chosen, atr, h)
     }
-    fn bound(&self, presented: &Value, landed: Option<&Value>) -> Result<AtrHash, Refusal> {
+    fn bound(&self, presented: &dyn Member, landed: Option<&Value>) -> Result<AtrHash, Refusal> {
         evm::PAIRING.bound(presented, landed)
     }
     fn channel(&self) -> Option<&dyn Channel> {
@@ -815,13 +817,13 @@ impl Pairing for Unfiltered {
     fn quote(&self, chosen: &Chosen) -> Result<terms::Quote, Refusal> {
         evm::PAIRING.quote(chosen)
     }
-    fn document_member(&self) -> Option<&'static str> {
-        evm::PAIRING.document_member()
+    fn keep_document(&self, chosen: &mut Chosen, doc: Cow<'_, Value>) {
+        evm::PAIRING.keep_document(chosen, doc);
     }
     fn build<'a>(&'a self, chosen: &'a Chosen, atr: &'a [u8], h: &AtrHash) -> Result<Box<dyn Unsigned + 'a>, Refusal> {
         evm::PAIRING.build(chosen, atr, h)
     }
-    fn bound(&self, presented: &Value, landed: Option<&Value>) -> Result<AtrHash, Refusal> {
+    fn bound(&self, presented: &dyn Member, landed: Option<&Value>) -> Result<AtrHash, Refusal> {
         evm::PAIRING.bound(presented, landed)
     }
     fn channel(&self) -> Option<&dyn Channel> {

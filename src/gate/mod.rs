@@ -12,7 +12,8 @@ use serde_json::Value;
 
 pub use channels::{Within, open_channel, record_charge, within};
 pub use types::{
-    Agreement, AgreementPayment, AgreementReceipt, Checked, Confirmed, Finish, Finished, Next, Options, ToApprove,
+    Agreement, AgreementPayment, AgreementReceipt, Checked, Confirmed, Document, Finish, Finished, Next, Options,
+    ToApprove,
 };
 
 use crate::decline::{DeclineCode, Declined, Moved};
@@ -20,9 +21,7 @@ use crate::fetch::Fetch;
 use crate::hash::{AtrHash, MAX_ATR_BYTES, atr_hash};
 use crate::json::Member;
 use crate::link::{is_https_link, link_reason};
-use crate::pairing::choose_with_inputs;
-use crate::pairing::{Built, ChooseContext, Chosen, Completion, Document, Pairing, Unsigned, keep_document, namespace};
-use crate::payment::Payment;
+use crate::pairing::{ChooseContext, Chosen, Completed, Completion, Pairing, Unsigned, choose_with_inputs, namespace};
 use crate::refusal::{Reason, Refusal};
 use crate::signer::{Signature, Signer, SigningRequest};
 
@@ -62,12 +61,9 @@ pub(crate) fn request_guarded(
     guarded(|| unsigned.request(), || ns_code(pairing, Reason::BuildFailed))
 }
 
-fn bound(pairing: &dyn Pairing, presented: &Value, landed: Option<&Value>) -> Result<AtrHash, Refusal> {
+/// The pairing's own read of H from a payment: a payment it completed, or one presented to `check`.
+fn bound(pairing: &dyn Pairing, presented: &dyn Member, landed: Option<&Value>) -> Result<AtrHash, Refusal> {
     guarded(|| pairing.bound(presented, landed), || Refusal::bare(Reason::BoundFailed))
-}
-
-fn bound_built(pairing: &dyn Pairing, built: &dyn Built, landed: Option<&Value>) -> Result<AtrHash, Refusal> {
-    guarded(|| pairing.bound_built(built, landed), || Refusal::bare(Reason::BoundFailed))
 }
 
 /// The first request of the payment rebuilt from `chosen` and the bytes: the request a wallet's first answer answers.
@@ -94,8 +90,8 @@ fn answers_json(answers: &[Signature]) -> Value {
 /// Order: read → choose → link rule → one fetch → compare → agreement offered → build → request. So an offer with
 /// no payable option is never fetched, and a mismatch is found before anything is built.
 ///
-/// `doc` is the seller's document, borrowed (`&Value`: the choice keeps a copy) or handed over (`Value`: moved
-/// into the choice, nothing copied).
+/// `doc` is the seller's document, lent (`&Value`: a pairing that keeps it in the choice keeps a copy) or handed
+/// over (`Value`: moved into the choice, nothing copied).
 pub async fn confirm(
     doc: impl Document,
     pairing: &dyn Pairing,
@@ -140,7 +136,13 @@ pub async fn confirm(
             "The pairing's payment carries no public proof and the offer names no agreement URL.",
         ));
     }
-    keep_document(pairing, &mut chosen, doc.into_value());
+    let doc = doc.into_cow();
+    let kept = || {
+        pairing.keep_document(&mut chosen, doc);
+        Ok(())
+    };
+    guarded(kept, || ns_code(pairing, Reason::MemberFailed))
+        .map_err(|r| decline(DeclineCode::OfferUnreadable, r.code()))?;
     let request = match build_guarded(pairing, &chosen, &bytes, &h) {
         Ok(unsigned) => request_guarded(pairing, unsigned.as_ref()),
         Err(r) if r.is_nothing_to_sign() => Ok(None),
@@ -203,7 +205,7 @@ fn finishing(
         decline(code, detail).with_moved(moves.then(|| Moved { signed, bytes: bytes.to_vec(), h }))
     };
     let completion = catch_unwind(AssertUnwindSafe(|| unsigned.complete(answers, chosen)));
-    let (built, landed): (Box<dyn Built + '_>, _) = match completion {
+    let (payment, landed) = match completion {
         Err(_) => {
             return Err(keep(
                 DeclineCode::SignedNotBound,
@@ -216,22 +218,22 @@ fn finishing(
             return Err(Unfinished::refused(keep(DeclineCode::SignedNotBound, &r.code(), answers_json(answers)), r));
         }
         Ok(Ok(Completion::Next(next))) => return Ok(Finish::Next(Next { next, h })),
-        Ok(Ok(Completion::Payment { payment, landed })) => (Box::new(AsValue(payment)), landed),
-        Ok(Ok(Completion::Built { payment, landed })) => (payment, landed),
+        Ok(Ok(Completion::Payment { payment, landed })) => (payment, landed),
     };
-    let value_of = |built: &dyn Built| catch_unwind(AssertUnwindSafe(|| built.to_value())).unwrap_or(Value::Null);
-    let inside = bound_built(pairing, built.as_ref(), landed.as_ref());
+    let value_of = |p: &dyn Completed| catch_unwind(AssertUnwindSafe(|| p.to_value())).unwrap_or(Value::Null);
+    // Read back by the pairing's own bound, member by member from the payment as it was built.
+    let inside = bound(pairing, payment.as_ref(), landed.as_ref());
     let on_agreement = !pairing.public_proof() && matches!(&inside, Err(r) if r.is_nothing_to_sign());
     if !on_agreement && inside.as_ref().map_or(true, |read| *read != h) {
         return Err(keep(
             DeclineCode::SignedNotBound,
             "The pairing does not read the hash of the compared bytes from the payment.",
-            value_of(built.as_ref()),
+            value_of(payment.as_ref()),
         )
         .into());
     }
     // Written once, after the read-back: the text the caller sends is the payment H was read from.
-    let Ok(signed) = catch_unwind(AssertUnwindSafe(|| built.write())) else {
+    let Ok(signed) = catch_unwind(AssertUnwindSafe(|| payment.write())) else {
         return Err(keep(
             DeclineCode::SignedNotBound,
             "The signer's answer did not complete the payment.",
@@ -240,27 +242,6 @@ fn finishing(
         .into());
     };
     Ok(Finish::Finished(Finished { signed, h, landed }))
-}
-
-/// A payment a pairing completed as a JSON value.
-struct AsValue(Value);
-
-impl Built for AsValue {
-    fn members(&self) -> Option<&dyn Member> {
-        Some(&self.0)
-    }
-
-    fn write(&self) -> Payment {
-        Payment::from_value(&self.0)
-    }
-
-    fn to_value(&self) -> Value {
-        self.0.clone()
-    }
-
-    fn as_value(&self) -> Option<&Value> {
-        Some(&self.0)
-    }
 }
 
 /// Whether the pairing reads the hash of `bytes` back from a payment held later. No fetch, no signer.

@@ -1,6 +1,7 @@
 //! The gate's values. Every one is plain serde data: a caller can confirm on one machine, keep or send the value,
-//! and finish on another.
+//! and finish on another. Beside them, [`Document`]: how a caller hands the gate the seller's document.
 
+use std::borrow::Cow;
 use std::fmt;
 use std::sync::Arc;
 
@@ -13,6 +14,44 @@ use crate::hash::AtrHash;
 use crate::pairing::Chosen;
 use crate::payment::Payment;
 use crate::signer::{Signer, SigningRequest};
+
+/// The seller's document as a caller hands it to the gate: lent (`&Value`), and the gate copies what the choice
+/// keeps of it; or handed over (`Value`), and the gate moves it into the choice.
+pub trait Document: Send {
+    /// The document.
+    fn get(&self) -> &Value;
+
+    /// The document, borrowed where it was lent and owned where it was handed over.
+    fn into_cow<'a>(self) -> Cow<'a, Value>
+    where
+        Self: 'a;
+}
+
+impl Document for Value {
+    fn get(&self) -> &Value {
+        self
+    }
+
+    fn into_cow<'a>(self) -> Cow<'a, Value>
+    where
+        Self: 'a,
+    {
+        Cow::Owned(self)
+    }
+}
+
+impl Document for &Value {
+    fn get(&self) -> &Value {
+        self
+    }
+
+    fn into_cow<'a>(self) -> Cow<'a, Value>
+    where
+        Self: 'a,
+    {
+        Cow::Borrowed(self)
+    }
+}
 
 /// The comparison passed: what was chosen, what the signer is handed, and the bytes compared.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]

@@ -6,6 +6,7 @@ mod channel;
 mod inputs;
 mod quote;
 
+use std::borrow::Cow;
 use std::fmt;
 
 use serde::{Deserialize, Serialize};
@@ -109,40 +110,36 @@ pub trait Unsigned: Send + Sync {
     fn complete(&self, answers: &[Signature], chosen: &Chosen) -> Result<Completion<'_>, Refusal>;
 }
 
-/// A completed payment whose members a pairing may borrow from the choice instead of copying them: the gate has the
-/// pairing read H back from it (with [`Pairing::bound_built`]) and only then writes it out, once, as the text that
-/// is sent.
-pub trait Built: Send + Sync {
-    /// The payment's top-level members, where it is an object whose members can be read in place.
-    fn members(&self) -> Option<&dyn Member>;
-
-    /// The payment's text.
+/// A completed payment as its pairing built it: read member by member (the gate hands it to the pairing's own
+/// [`Pairing::bound`], and nothing else reads H back from it), then written once, as the text that is sent. A
+/// pairing may build it from members it borrows from the choice, so completing copies only what the signer added.
+pub trait Completed: Member + Send + Sync {
+    /// The payment's text, written once, after the pairing read H back from it.
     fn write(&self) -> Payment;
 
-    /// The payment as a JSON value.
+    /// The payment as a JSON value (for a decline that keeps what was signed).
     fn to_value(&self) -> Value;
+}
 
-    /// The payment, where it is held as a JSON value already.
-    fn as_value(&self) -> Option<&Value> {
-        None
+/// A payment a pairing completed as a JSON value.
+impl Completed for Value {
+    fn write(&self) -> Payment {
+        Payment::from_value(self)
+    }
+
+    fn to_value(&self) -> Value {
+        self.clone()
     }
 }
 
 /// A completion: the payment, or the next request.
 #[non_exhaustive]
 pub enum Completion<'a> {
-    /// The payment as a JSON value, read back with the pairing's `bound`, and the landed read the pairing's bound
-    /// needs beside it, where there is one.
+    /// The payment, read back with the pairing's [`Pairing::bound`], and the landed read the pairing's bound needs
+    /// beside it, where there is one.
     Payment {
         /// The payment.
-        payment: Value,
-        /// The landed read kept out of band.
-        landed: Option<Value>,
-    },
-    /// The payment as the pairing built it, read back with [`Pairing::bound_built`].
-    Built {
-        /// The payment.
-        payment: Box<dyn Built + 'a>,
+        payment: Box<dyn Completed + 'a>,
         /// The landed read kept out of band.
         landed: Option<Value>,
     },
@@ -154,10 +151,7 @@ impl fmt::Debug for Completion<'_> {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {
             Self::Payment { payment, landed } => {
-                f.debug_struct("Payment").field("payment", payment).field("landed", landed).finish()
-            }
-            Self::Built { payment, landed } => {
-                f.debug_struct("Built").field("payment", &payment.to_value()).field("landed", landed).finish()
+                f.debug_struct("Payment").field("payment", &payment.to_value()).field("landed", landed).finish()
             }
             Self::Next(next) => f.debug_tuple("Next").field(next).finish(),
         }
@@ -168,8 +162,7 @@ impl Completion<'_> {
     /// The payment as a JSON value, or `None` for a next request.
     pub fn payment_value(&self) -> Option<Value> {
         match self {
-            Self::Payment { payment, .. } => Some(payment.clone()),
-            Self::Built { payment, .. } => Some(payment.to_value()),
+            Self::Payment { payment, .. } => Some(payment.to_value()),
             Self::Next(_) => None,
         }
     }
@@ -188,9 +181,8 @@ pub trait Pairing: Send + Sync + fmt::Debug {
     /// Reads H, the link, the options and the agreement URL from the seller's document.
     fn read<'a>(&self, doc: &'a Value) -> Result<Advertised<'a>, Refusal>;
 
-    /// Chooses the first option the signer's account can pay. The choice leaves out the seller's document itself
-    /// where [`Pairing::document_member`] names a member for it: the gate puts it there ([`keep_document`]). The
-    /// gate has held `ctx.inputs` to [`Pairing::inputs`] first ([`check_inputs`]), so `choose` checks only what needs
+    /// Chooses the first option the signer's account can pay. The choice may leave out the seller's document itself,
+    /// for [`Pairing::keep_document`] to put in. The gate has held `ctx.inputs` to [`Pairing::inputs`] first ([`check_inputs`]), so `choose` checks only what needs
     /// the offer.
     fn choose(&self, read: &Advertised<'_>, ctx: &ChooseContext<'_>) -> Result<Chosen, Refusal>;
 
@@ -203,28 +195,21 @@ pub trait Pairing: Send + Sync + fmt::Debug {
     /// ATR it is handed) is refused here with the same refusal; a hand-edited choice never panics.
     fn quote(&self, chosen: &Chosen) -> Result<Quote, Refusal>;
 
-    /// The member of this pairing's choice that holds the seller's whole document, filled in by the gate after
-    /// `choose`, so that a caller who hands the gate its document has it moved into the choice instead of copied.
-    fn document_member(&self) -> Option<&'static str> {
-        None
+    /// Keeps what the choice needs of the seller's document, after `choose`: a pairing whose build reads the whole
+    /// document puts it into the choice here, so that a document the caller handed over is moved there instead of
+    /// copied. The default keeps nothing.
+    fn keep_document(&self, chosen: &mut Chosen, doc: Cow<'_, Value>) {
+        let _ = (chosen, doc);
     }
 
     /// Builds the unsigned payment with H, the hash of `atr`. It may borrow from `chosen` and `atr`, so building
     /// copies nothing the payment does not need.
     fn build<'a>(&'a self, chosen: &'a Chosen, atr: &'a [u8], h: &AtrHash) -> Result<Box<dyn Unsigned + 'a>, Refusal>;
 
-    /// Reads H back from a completed payment (with the landed read beside it, where the pairing needs one).
-    fn bound(&self, presented: &Value, landed: Option<&Value>) -> Result<AtrHash, Refusal>;
-
-    /// Reads H back from a payment its own `complete` built, before it is written out. It must read exactly what
-    /// [`Pairing::bound`] reads from the same payment as a value; the default does just that, and a pairing whose
-    /// bound reads a payment's members in place reads the built payment's members instead of a copy.
-    fn bound_built(&self, built: &dyn Built, landed: Option<&Value>) -> Result<AtrHash, Refusal> {
-        match built.as_value() {
-            Some(payment) => self.bound(payment, landed),
-            None => self.bound(&built.to_value(), landed),
-        }
-    }
+    /// Reads H back from a payment, member by member: one its own `complete` built, before the gate writes it out, or
+    /// one presented later as a JSON value (with the landed read beside it, where the pairing needs one). A bound
+    /// that reads the payment whole takes [`Member::as_value`], which a JSON value answers.
+    fn bound(&self, presented: &dyn Member, landed: Option<&Value>) -> Result<AtrHash, Refusal>;
 
     /// Whether the signer, handed this first request, moves the money itself before the gate reads what was signed
     /// (it broadcasts, or pays an invoice): a later decline then carries what moved.
@@ -236,44 +221,6 @@ pub trait Pairing: Send + Sync + fmt::Debug {
     /// The pairing's channel members, when its payments run in a channel the buyer holds.
     fn channel(&self) -> Option<&dyn Channel> {
         None
-    }
-}
-
-/// Puts the seller's document into the choice, first, under the member the pairing keeps it in (nothing where the
-/// pairing keeps none): what `choose` left out, so that the choice is what `build` takes.
-pub fn keep_document(pairing: &dyn Pairing, chosen: &mut Chosen, doc: Value) {
-    if let Some(member) = pairing.document_member() {
-        chosen.choice.shift_insert(0, member.to_owned(), doc);
-    }
-}
-
-/// The seller's document as a caller hands it to the gate: borrowed, and the gate copies what the choice keeps of
-/// it; or owned, and the gate moves it into the choice.
-pub trait Document: Send {
-    /// The document.
-    fn get(&self) -> &Value;
-
-    /// The document, owned.
-    fn into_value(self) -> Value;
-}
-
-impl Document for Value {
-    fn get(&self) -> &Value {
-        self
-    }
-
-    fn into_value(self) -> Value {
-        self
-    }
-}
-
-impl Document for &Value {
-    fn get(&self) -> &Value {
-        self
-    }
-
-    fn into_value(self) -> Value {
-        self.clone()
     }
 }
 

@@ -7,6 +7,8 @@
 //! It names no chain, so it builds with the `x402` feature alone; its agreement payment is paid with a public-proof
 //! x402 pairing, which today means an EIP-155 one (the `evm` feature).
 
+use std::borrow::Cow;
+
 use ruint::aliases::U256;
 use serde_json::{Map, Value};
 
@@ -17,7 +19,7 @@ use crate::refusal::{Reason, Refusal};
 use crate::signer::{Signature, SigningRequest};
 use crate::x402::batch::SCHEME;
 use crate::x402::{
-    DOCUMENT, Served, accepted_by, amount_of, check_chosen, is_v2, legal_context_of, read_with, served_if,
+    Served, accepted_by, amount_of, check_chosen, is_v2, keep_document, legal_context_of, read_with, served_if,
     timeout_seconds, with_payment_identifier,
 };
 
@@ -101,15 +103,15 @@ impl Pairing for Cloudflare {
         quote(&chosen.choice)
     }
 
-    fn document_member(&self) -> Option<&'static str> {
-        Some(DOCUMENT)
+    fn keep_document(&self, chosen: &mut Chosen, doc: Cow<'_, Value>) {
+        keep_document(chosen, doc);
     }
 
     fn build<'a>(&'a self, chosen: &'a Chosen, _atr: &'a [u8], h: &AtrHash) -> Result<Box<dyn Unsigned + 'a>, Refusal> {
         Ok(Box::new(build(&chosen.choice, h)?))
     }
 
-    fn bound(&self, presented: &Value, _landed: Option<&Value>) -> Result<AtrHash, Refusal> {
+    fn bound(&self, presented: &dyn Member, _landed: Option<&Value>) -> Result<AtrHash, Refusal> {
         bound(presented)
     }
 }
@@ -177,7 +179,8 @@ impl Unsigned for Payment {
     }
 
     fn complete(&self, _answers: &[Signature], chosen: &Chosen) -> Result<Completion<'_>, Refusal> {
-        Ok(Completion::Payment { payment: with_payment_identifier(self.payment.clone(), chosen)?, landed: None })
+        let payment = with_payment_identifier(self.payment.clone(), chosen)?;
+        Ok(Completion::Payment { payment: Box::new(payment), landed: None })
     }
 }
 

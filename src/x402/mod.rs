@@ -16,7 +16,7 @@ use crate::codec::b64_decode;
 use crate::hash::AtrHash;
 use crate::json::{Member, Object, exact_object, is_offered, js_length, safe_int};
 use crate::link::{MAX_LINK_CHARS, is_agreement_url, is_https_link, is_other_scheme_link, link_reason};
-use crate::pairing::{Advertised, Built, Chosen, Completion, Offer};
+use crate::pairing::{Advertised, Chosen, Completed, Completion, Offer};
 use crate::payment::Payment;
 use crate::refusal::{Reason, Refusal};
 
@@ -271,9 +271,9 @@ impl<'a> X402Payment<'a> {
         Value::Object(self.entries().map(|(k, v)| (k.to_owned(), v.clone())).collect())
     }
 
-    /// The completion that hands this payment to the gate.
+    /// The completion that hands this payment to the gate, for the pairing's bound to read its members in place.
     pub fn completion(self) -> Completion<'a> {
-        Completion::Built { payment: Box::new(self), landed: None }
+        Completion::Payment { payment: Box::new(self), landed: None }
     }
 }
 
@@ -281,13 +281,11 @@ impl<'a> X402Payment<'a> {
 /// presented later.
 pub type Read = fn(&dyn Member) -> Result<AtrHash, Refusal>;
 
-/// [`Pairing::bound_built`](crate::Pairing::bound_built) for an x402 pairing whose bound is `read` over the
-/// payment's members.
-pub fn bound_built(read: Read, built: &dyn Built) -> Result<AtrHash, Refusal> {
-    match built.members() {
-        Some(members) => read(members),
-        None => read(&built.to_value()),
-    }
+/// [`Pairing::keep_document`](crate::Pairing::keep_document) for an x402 pairing: the `PAYMENT-REQUIRED` document
+/// goes into the choice first, under [`DOCUMENT`], where `choose` left it out and `build` reads it (moved where the
+/// caller handed it over, copied where it was lent).
+pub fn keep_document(chosen: &mut Chosen, doc: Cow<'_, Value>) {
+    chosen.choice.shift_insert(0, DOCUMENT.to_owned(), doc.into_owned());
 }
 
 impl Member for X402Payment<'_> {
@@ -296,11 +294,7 @@ impl Member for X402Payment<'_> {
     }
 }
 
-impl Built for X402Payment<'_> {
-    fn members(&self) -> Option<&dyn Member> {
-        Some(self)
-    }
-
+impl Completed for X402Payment<'_> {
     fn write(&self) -> Payment {
         Payment::from_exact_text(exact_object(self.entries()))
     }

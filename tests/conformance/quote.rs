@@ -8,7 +8,7 @@ use std::panic::{AssertUnwindSafe, catch_unwind};
 
 use libtest_mimic::{Failed, Trial};
 use serde_json::{Map, Value, json};
-use terms::pairing::{ChooseContext, Chosen, check_inputs, keep_document};
+use terms::pairing::{ChooseContext, Chosen, check_inputs};
 use terms::{AtrHash, FixedClock, Options, Pairing, Quote, Signature, SigningRequest, atr_hash};
 
 use crate::support::{hex, vectors};
@@ -46,7 +46,7 @@ impl Case {
             doc: &self.doc,
         };
         let mut chosen = self.pairing.choose(&read, &ctx).map_err(|r| r.code())?;
-        keep_document(self.pairing, &mut chosen, self.doc.clone());
+        self.pairing.keep_document(&mut chosen, std::borrow::Cow::Borrowed(&self.doc));
         Ok(chosen)
     }
 

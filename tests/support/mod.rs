@@ -11,6 +11,7 @@
     clippy::panic
 )]
 
+use std::borrow::Cow;
 use std::collections::{HashMap, VecDeque};
 use std::pin::Pin;
 use std::sync::atomic::{AtomicUsize, Ordering};
@@ -22,6 +23,7 @@ use bytes::Bytes;
 use futures_core::Stream;
 use serde_json::{Map, Value, json};
 use terms::fetch::{Body, Fetch, FetchError, Request, Response};
+use terms::json::Member;
 use terms::local::LocalSigner;
 use terms::pairing::{Advertised, ChooseContext, Chosen, Unsigned};
 use terms::rail::evm::delegation::{self, abi};
@@ -543,14 +545,14 @@ impl Pairing for Stub {
     fn quote(&self, chosen: &Chosen) -> Result<terms::Quote, Refusal> {
         self.inner.quote(chosen)
     }
-    fn document_member(&self) -> Option<&'static str> {
-        self.inner.document_member()
+    fn keep_document(&self, chosen: &mut Chosen, doc: Cow<'_, Value>) {
+        self.inner.keep_document(chosen, doc);
     }
     fn build<'a>(&'a self, chosen: &'a Chosen, atr: &'a [u8], h: &AtrHash) -> Result<Box<dyn Unsigned + 'a>, Refusal> {
         self.built_with.lock().unwrap().push(*h);
         self.inner.build(chosen, atr, h)
     }
-    fn bound(&self, presented: &Value, landed: Option<&Value>) -> Result<AtrHash, Refusal> {
+    fn bound(&self, presented: &dyn Member, landed: Option<&Value>) -> Result<AtrHash, Refusal> {
         match self.bound {
             Some(h) => Ok(h),
             None => self.inner.bound(presented, landed),

@@ -3,6 +3,8 @@
 //! authorization commits to the channel id, and every voucher signs it. So one comparison of the ATR, at the opening,
 //! covers every later payment in the channel.
 
+use std::borrow::Cow;
+
 use alloy_primitives::U256;
 use serde_json::{Map, Value, json};
 
@@ -19,8 +21,8 @@ use crate::decimal;
 use crate::hash::AtrHash;
 use crate::json::{Member, safe_int};
 use crate::pairing::{
-    Advertised, Built, Channel, ChannelKind, ChannelRef, ChooseContext, Chosen, Completion, InputFormat, InputSpec,
-    InputType, Pairing, Quote, Unsigned,
+    Advertised, Channel, ChannelKind, ChannelRef, ChooseContext, Chosen, Completion, InputFormat, InputSpec, InputType,
+    Pairing, Quote, Unsigned,
 };
 use crate::rail::evm::eip3009::{Eip3009Token, eip3009_message, eip3009_typed_data};
 use crate::rail::evm::{chain_id_of, is_address, object, types, uint256_of};
@@ -28,7 +30,7 @@ use crate::refusal::{Reason, Refusal};
 use crate::signer::{Signature, SigningRequest, TypedData};
 use crate::x402::batch::{SCHEME, is_delay, is_hex_signature, payable, payload_of, u128_of};
 use crate::x402::{
-    DOCUMENT, Served, X402Payment, bound_built, check_chosen, first_on_network, read_with, served_if, timeout_seconds,
+    Served, X402Payment, check_chosen, first_on_network, keep_document, read_with, served_if, timeout_seconds,
 };
 
 /// The pairing id.
@@ -182,20 +184,16 @@ impl Pairing for BatchSettlement {
         quote(&chosen.choice)
     }
 
-    fn document_member(&self) -> Option<&'static str> {
-        Some(DOCUMENT)
+    fn keep_document(&self, chosen: &mut Chosen, doc: Cow<'_, Value>) {
+        keep_document(chosen, doc);
     }
 
     fn build<'a>(&'a self, chosen: &'a Chosen, _atr: &'a [u8], h: &AtrHash) -> Result<Box<dyn Unsigned + 'a>, Refusal> {
         Ok(Box::new(build(&chosen.choice, h)?))
     }
 
-    fn bound(&self, presented: &Value, _landed: Option<&Value>) -> Result<AtrHash, Refusal> {
+    fn bound(&self, presented: &dyn Member, _landed: Option<&Value>) -> Result<AtrHash, Refusal> {
         bound(presented)
-    }
-
-    fn bound_built(&self, built: &dyn Built, _landed: Option<&Value>) -> Result<AtrHash, Refusal> {
-        bound_built(bound, built)
     }
 
     fn channel(&self) -> Option<&dyn Channel> {

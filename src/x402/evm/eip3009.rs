@@ -1,6 +1,8 @@
 //! `x402/exact/eip155/eip3009`: H is the nonce of an EIP-3009 `TransferWithAuthorization`, so the token contract
 //! itself records it (the `AuthorizationUsed` event) when the payment settles.
 
+use std::borrow::Cow;
+
 use alloy_primitives::U256;
 use alloy_sol_types::sol;
 use serde_json::{Map, Value};
@@ -10,13 +12,13 @@ pub use crate::rail::evm::Eip712Parts;
 use crate::codec::is_hex;
 use crate::hash::AtrHash;
 use crate::json::{Member, safe_int};
-use crate::pairing::{Advertised, Built, ChooseContext, Chosen, Completion, InputSpec, Pairing, Quote, Unsigned};
+use crate::pairing::{Advertised, ChooseContext, Chosen, Completion, InputSpec, Pairing, Quote, Unsigned};
 use crate::rail::evm::eip3009::{Eip3009Token, Eip3009Values, eip3009_message, eip3009_typed_data};
 use crate::rail::evm::{chain_id_of, is_address, uint256_of};
 use crate::refusal::{Reason, Refusal};
 use crate::signer::{Signature, SigningRequest, TypedData};
 use crate::x402::{
-    DOCUMENT, Served, X402Payment, accepted_by, amount_of, bound_built, check_chosen, is_v2, read_with, served_if,
+    Served, X402Payment, accepted_by, amount_of, check_chosen, is_v2, keep_document, read_with, served_if,
     timeout_seconds,
 };
 
@@ -109,20 +111,16 @@ impl Pairing for Eip3009 {
         quote(&chosen.choice)
     }
 
-    fn document_member(&self) -> Option<&'static str> {
-        Some(DOCUMENT)
+    fn keep_document(&self, chosen: &mut Chosen, doc: Cow<'_, Value>) {
+        keep_document(chosen, doc);
     }
 
     fn build<'a>(&'a self, chosen: &'a Chosen, _atr: &'a [u8], h: &AtrHash) -> Result<Box<dyn Unsigned + 'a>, Refusal> {
         Ok(Box::new(build(&chosen.choice, h)?))
     }
 
-    fn bound(&self, presented: &Value, _landed: Option<&Value>) -> Result<AtrHash, Refusal> {
+    fn bound(&self, presented: &dyn Member, _landed: Option<&Value>) -> Result<AtrHash, Refusal> {
         bound(presented)
-    }
-
-    fn bound_built(&self, built: &dyn Built, _landed: Option<&Value>) -> Result<AtrHash, Refusal> {
-        bound_built(bound, built)
     }
 }
 

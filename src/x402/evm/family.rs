@@ -3,6 +3,8 @@
 //! an option names, the checks every build makes on the buyer's choice, the presented payment every bound reads, and
 //! the completion of an EIP-712 payment with its signature.
 
+use std::borrow::Cow;
+
 use alloy_primitives::U256;
 use serde_json::{Map, Value};
 
@@ -10,14 +12,14 @@ use crate::account::evm_account;
 use crate::codec::is_hex;
 use crate::hash::AtrHash;
 use crate::json::{Member, js_length, safe_int};
-use crate::pairing::{Advertised, Built, ChooseContext, Chosen, Completion, InputSpec, Pairing, Quote, Unsigned};
+use crate::pairing::{Advertised, ChooseContext, Chosen, Completion, InputSpec, Pairing, Quote, Unsigned};
 use crate::rail::evm::escrow::{self, deployment_of};
 use crate::rail::evm::{chain_id_of, is_address, uint256_of};
 use crate::refusal::{Reason, Refusal};
 use crate::signer::{Signature, SigningRequest, TypedData};
 use crate::x402::{
-    DOCUMENT, Read, Served, X402Payment, accepted_by, amount_of, bound_built, check_chosen, first_on_network, is_v2,
-    read_with, timeout_seconds,
+    Read, Served, X402Payment, accepted_by, amount_of, check_chosen, first_on_network, is_v2, keep_document, read_with,
+    timeout_seconds,
 };
 
 /// The id of the EIP-3009 exact pairing, which the filter names for the options it leaves to that pairing.
@@ -486,19 +488,15 @@ impl<U: Unsigned + 'static> Pairing for FamilyPairing<U> {
         quote(self.kind, &chosen.choice)
     }
 
-    fn document_member(&self) -> Option<&'static str> {
-        Some(DOCUMENT)
+    fn keep_document(&self, chosen: &mut Chosen, doc: Cow<'_, Value>) {
+        keep_document(chosen, doc);
     }
 
     fn build<'a>(&'a self, chosen: &'a Chosen, _atr: &'a [u8], h: &AtrHash) -> Result<Box<dyn Unsigned + 'a>, Refusal> {
         Ok(Box::new((self.build)(&chosen.choice, h)?))
     }
 
-    fn bound(&self, presented: &Value, _landed: Option<&Value>) -> Result<AtrHash, Refusal> {
+    fn bound(&self, presented: &dyn Member, _landed: Option<&Value>) -> Result<AtrHash, Refusal> {
         (self.read)(presented)
-    }
-
-    fn bound_built(&self, built: &dyn Built, _landed: Option<&Value>) -> Result<AtrHash, Refusal> {
-        bound_built(self.read, built)
     }
 }
