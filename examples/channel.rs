@@ -9,12 +9,12 @@
 //! Run: `cargo run --example channel`
 
 use serde_json::{Map, Value, json};
-use terms::fetch::{Body, Fetch, FetchError, Request, Response};
-use terms::local::LocalSigner;
+use terms::{Body, Fetch, FetchError, Request, Response};
+use terms::LocalSigner;
 use terms::pairing::ChannelHold;
-use terms::signer::BoxFuture;
+use terms::BoxFuture;
 use terms::{
-    AtrHash, FixedClock, Options, Refund, Signature, Signer, SignerError, SigningRequest, Transaction, atr_hash,
+    AtrHash, FixedClock, Options, Refund, Answer, Signer, SignerError, SigningRequest, TransactOutcome, atr_hash,
     open_channel, record_charge, transact, within,
 };
 
@@ -110,8 +110,8 @@ impl Signer for Wallet {
         self.payer.account()
     }
 
-    fn sign<'a>(&'a self, request: &'a SigningRequest) -> BoxFuture<'a, Result<Signature, SignerError>> {
-        Box::pin(async move { self.answer(request).await.map(Signature::new) })
+    fn sign<'a>(&'a self, request: &'a SigningRequest) -> BoxFuture<'a, Result<Answer, SignerError>> {
+        Box::pin(async move { self.answer(request).await.map(Answer::new) })
     }
 }
 
@@ -145,7 +145,7 @@ async fn main() -> Result<(), Box<dyn std::error::Error>> {
     inputs.insert("payerAuthorizer".into(), json!(wallet.authorizer.address().to_checksum(None)));
     inputs.insert("deposit".into(), json!("100000"));
     let options = Options::new().clock(FixedClock(1_790_000_000)).inputs(inputs);
-    let Transaction::Signed(opened) = transact(&seller.offer("1000"), pairing, &wallet, &seller, &options).await?
+    let TransactOutcome::Signed(opened) = transact(&seller.offer("1000"), pairing, &wallet, &seller, &options).await?
     else {
         return Err("this pairing needs no agreement payment".into());
     };

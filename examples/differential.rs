@@ -18,12 +18,12 @@ use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Mutex};
 
 use serde_json::{Map, Value, json};
-use terms::fetch::{Body, Fetch, FetchError, Request, Response};
-use terms::local::LocalSigner;
-use terms::signer::BoxFuture;
+use terms::{Body, Fetch, FetchError, Request, Response};
+use terms::LocalSigner;
+use terms::BoxFuture;
 use terms::{
-    AgreementPayment, Declined, Finish, FixedClock, Ids, Options, Pairing, Signature, Signer, SignerError,
-    SigningRequest, Transaction, check, check_landed, confirm, finish, transact,
+    AgreementPayment, Declined, Finish, FixedClock, Ids, Options, Pairing, Answer, Signer, SignerError,
+    SigningRequest, TransactOutcome, check, check_landed, confirm, finish, transact,
 };
 
 /// Payment ids `r<seq>x<n>`, 32 characters, n counting from 1 within one case: the peer runner patches the
@@ -213,7 +213,7 @@ impl Signer for Wallet {
         &self.account
     }
 
-    fn sign<'a>(&'a self, request: &'a SigningRequest) -> BoxFuture<'a, Result<Signature, SignerError>> {
+    fn sign<'a>(&'a self, request: &'a SigningRequest) -> BoxFuture<'a, Result<Answer, SignerError>> {
         let answer = match request {
             SigningRequest::Erc7710(_) if !self.erc7710.is_null() => Ok(self.erc7710.clone()),
             _ => self
@@ -223,7 +223,7 @@ impl Signer for Wallet {
                 .map(|a| edited(a, &self.edit))
                 .ok_or_else(|| SignerError::new("the wallet does not sign this request")),
         };
-        Box::pin(async move { answer.map(Signature::new) })
+        Box::pin(async move { answer.map(Answer::new) })
     }
 }
 
@@ -264,10 +264,10 @@ fn bytes_of(hex: Option<&Value>) -> Option<Vec<u8>> {
     hex.and_then(Value::as_str).and_then(|h| hex::decode(h).ok())
 }
 
-fn transaction(result: &Result<Transaction, Declined>) -> Value {
+fn transaction(result: &Result<TransactOutcome, Declined>) -> Value {
     match result {
         Err(d) => declined(d),
-        Ok(Transaction::Signed(t)) => json!({"signed": {
+        Ok(TransactOutcome::Signed(t)) => json!({"signed": {
             "signed": t.signed.as_ref().map(|p| compact(&p.to_value())),
             "h": t.h.to_hex(),
             "agreement": t.agreement.as_ref().map(|r| json!({
@@ -275,7 +275,7 @@ fn transaction(result: &Result<Transaction, Declined>) -> Value {
             })),
             "landed": t.landed.as_ref().map(compact),
         }}),
-        Ok(Transaction::ToApprove(t)) => json!({"toApprove": {
+        Ok(TransactOutcome::ToApprove(t)) => json!({"toApprove": {
             "url": t.approve.url,
             "option": compact(&t.approve.option),
             "required": compact(&t.approve.required),
@@ -343,7 +343,7 @@ async fn run_transact(case: &Value, pairing: &dyn Pairing, spec: &Value, fetch: 
     }
     let first = transact(doc, pairing, &wallet, fetch, &opts).await;
     let second = match (&first, spec.get("approve") == Some(&Value::Bool(true))) {
-        (Ok(Transaction::ToApprove(t)), true) => {
+        (Ok(TransactOutcome::ToApprove(t)), true) => {
             let mut approve = t.approve.clone();
             approve_edit(&mut approve, spec.get("approveEdit").and_then(Value::as_str).unwrap_or("none"));
             Some(transaction(&transact(doc, pairing, &wallet, fetch, &opts.clone().approved(approve)).await))
@@ -383,12 +383,12 @@ async fn run_case(case: &Value) -> Value {
             finishes.push(Value::Null);
             continue;
         };
-        let answers: Vec<Signature> = spec
+        let answers: Vec<Answer> = spec
             .get("answers")
             .and_then(Value::as_array)
             .into_iter()
             .flatten()
-            .map(|a| Signature::new(answer_of(a, c.request.as_ref())))
+            .map(|a| Answer::new(answer_of(a, c.request.as_ref())))
             .collect();
         let bytes = bytes_of(spec.get("bytesHex")).unwrap_or_else(|| c.bytes.clone());
         let as_pairing = spec.get("as").and_then(Value::as_str).and_then(pairing_of).unwrap_or(pairing);

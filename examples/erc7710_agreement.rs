@@ -12,7 +12,7 @@
 mod support;
 
 use support::{NOW, Seller, Wallet, offer};
-use terms::{FixedClock, Options, Transaction, hash_equals, transact};
+use terms::{FixedClock, Options, TransactOutcome, hash_equals, transact};
 
 #[tokio::main(flavor = "current_thread")]
 async fn main() -> Result<(), Box<dyn std::error::Error>> {
@@ -21,7 +21,7 @@ async fn main() -> Result<(), Box<dyn std::error::Error>> {
     let options = Options::new().clock(FixedClock(NOW));
 
     // First call: the terms are fetched and compared, the agreement URL is asked once, nothing is signed.
-    let Transaction::ToApprove(pending) = transact(&offer(), pairing, &wallet, &Seller, &options).await? else {
+    let TransactOutcome::ToApprove(pending) = transact(&offer(), pairing, &wallet, &Seller, &options).await? else {
         return Err("expected an agreement payment to approve".into());
     };
     let o = &pending.approve.option;
@@ -30,7 +30,7 @@ async fn main() -> Result<(), Box<dyn std::error::Error>> {
 
     // Second call, with the approval unchanged: the agreement payment is signed and paid once, then the delegation.
     let approved = options.approved(pending.approve);
-    let Transaction::Signed(paid) = transact(&offer(), pairing, &wallet, &Seller, &approved).await? else {
+    let TransactOutcome::Signed(paid) = transact(&offer(), pairing, &wallet, &Seller, &approved).await? else {
         return Err("expected the payment".into());
     };
     let receipt = paid.agreement.ok_or("no agreement receipt")?;

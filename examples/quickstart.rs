@@ -7,10 +7,10 @@
 //! Run: `cargo run --example quickstart`
 
 use serde_json::{Value, json};
-use terms::fetch::{Body, Fetch, FetchError, Request, Response};
-use terms::local::LocalSigner;
-use terms::signer::BoxFuture;
-use terms::{FixedClock, Options, Transaction, transact};
+use terms::{Body, Fetch, FetchError, Request, Response};
+use terms::LocalSigner;
+use terms::BoxFuture;
+use terms::{FixedClock, Options, TransactOutcome, transact};
 
 /// The seller's ATR: 138 bytes the gate never parses.
 const ATR: &str = "7b2261747256657273696f6e223a2231222c226964223a2230663866616435622d643963622d343639662d613136352d373038363737323839353065222c2278343032223a7b227a223a312e302c2261223a226361665c7530306539227d2c2273656c6c6572223a7b226e6f7465223a22436166c3a920e280942033302064c3ad617320e29c93227d7d";
@@ -62,7 +62,7 @@ async fn main() -> Result<(), Box<dyn std::error::Error>> {
     // A fixed clock makes the signed validBefore (now + 60 s) the same on every run.
     let options = Options::new().clock(FixedClock(1_790_000_000));
 
-    let Transaction::Signed(paid) = transact(&offer(), pairing, &wallet, &Seller, &options).await? else {
+    let TransactOutcome::Signed(paid) = transact(&offer(), pairing, &wallet, &Seller, &options).await? else {
         return Err("this pairing needs no agreement payment".into());
     };
     let signed = paid.signed.ok_or("the pairing had nothing to sign")?.to_value();

@@ -3,14 +3,14 @@
 #![cfg_attr(docsrs, feature(doc_cfg))]
 #![cfg_attr(test, allow(clippy::unwrap_used, clippy::expect_used, clippy::indexing_slicing, clippy::panic))]
 
-pub mod account;
+mod account;
 #[cfg(feature = "x402")]
 mod agreement;
-pub mod codec;
-pub mod decimal;
+mod codec;
+mod decimal;
 mod decline;
-pub mod env;
-pub mod fetch;
+mod env;
+mod fetch;
 mod gate;
 mod hash;
 #[cfg(feature = "http")]
@@ -19,8 +19,7 @@ pub mod http;
 pub mod json;
 pub mod link;
 #[cfg(feature = "local-signer")]
-#[cfg_attr(docsrs, doc(cfg(feature = "local-signer")))]
-pub mod local;
+mod local;
 #[cfg(feature = "mcp")]
 #[cfg_attr(docsrs, doc(cfg(feature = "mcp")))]
 pub mod mcp;
@@ -29,7 +28,7 @@ mod payment;
 pub mod rail;
 mod refusal;
 mod registry;
-pub mod signer;
+mod signer;
 mod transact;
 #[cfg(feature = "x402")]
 #[cfg_attr(docsrs, doc(cfg(feature = "x402")))]
@@ -39,7 +38,7 @@ pub mod x402;
 #[cfg_attr(docsrs, doc(cfg(feature = "x402")))]
 pub use agreement::{agree, retry_seconds};
 pub use decline::{DeclineCode, Declined, Moved};
-pub use env::{Clock, FixedClock, Ids, RandomIds, SystemClock};
+pub use env::{Clock, CountingIds, FixedClock, Ids, RandomIds, SystemClock};
 pub use fetch::{Body, Fetch, FetchError, Request, Response};
 pub use gate::{Agreement, AgreementReceipt, ToApprove};
 pub use gate::{
@@ -51,9 +50,12 @@ pub use pairing::{ChannelHold, Chosen, InputSpec, Pairing, Quote, Refund};
 pub use payment::Payment;
 pub use refusal::{Reason, Refusal};
 pub use registry::{Entry, Protocol, REGISTRY, built_ids, entry, pairing, pairing_for, x402_pairings};
-pub use signer::{Signature, Signer, SignerError, SigningRequest, TypedData};
+#[cfg(feature = "local-signer")]
+#[cfg_attr(docsrs, doc(cfg(feature = "local-signer")))]
+pub use local::LocalSigner;
+pub use signer::{Answer, BoxFuture, Fields, Signer, SignerError, SigningRequest, TypedData, TypedField};
 pub use tokio_util::sync::CancellationToken;
-pub use transact::{Transacted, Transaction, transact};
+pub use transact::{Transacted, TransactOutcome, transact};
 #[cfg(feature = "x402")]
 #[cfg_attr(docsrs, doc(cfg(feature = "x402")))]
 pub use x402::{HeaderError, decode_payment_required};

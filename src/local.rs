@@ -5,7 +5,7 @@ use std::fmt;
 use alloy_primitives::Address;
 use k256::ecdsa::SigningKey;
 
-use crate::signer::{BoxFuture, Signature, Signer, SignerError, SigningRequest};
+use crate::signer::{BoxFuture, Answer, Signer, SignerError, SigningRequest};
 
 /// A signer holding one secp256k1 key. It signs `eip712` requests (and `batch` requests of them, in order) and
 /// refuses every other kind.
@@ -62,8 +62,8 @@ impl Signer for LocalSigner {
         &self.account
     }
 
-    fn sign<'a>(&'a self, request: &'a SigningRequest) -> BoxFuture<'a, Result<Signature, SignerError>> {
-        let answer = self.answer(request).map(Signature::new);
+    fn sign<'a>(&'a self, request: &'a SigningRequest) -> BoxFuture<'a, Result<Answer, SignerError>> {
+        let answer = self.answer(request).map(Answer::new);
         Box::pin(async move { answer })
     }
 }

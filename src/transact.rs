@@ -34,7 +34,7 @@ pub struct Transacted {
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(untagged)]
 #[non_exhaustive]
-pub enum Transaction {
+pub enum TransactOutcome {
     /// The payment (and the agreement receipt, where one was paid).
     Signed(Transacted),
     /// An agreement payment to approve first; nothing was signed.
@@ -51,18 +51,18 @@ pub async fn transact(
     signer: &dyn Signer,
     fetch: &dyn Fetch,
     options: &Options,
-) -> Result<Transaction, Declined> {
+) -> Result<TransactOutcome, Declined> {
     let confirmed = confirm(doc, pairing, signer.account(), fetch, options).await?;
     let Confirmed { chosen, request, bytes, h } = confirmed;
     let mut receipt = None;
     if let Some(url) = &chosen.agreement {
         match agreement(&bytes, url, pairing, signer, fetch, options).await? {
             Agreement::Agreed { receipt: r } => receipt = Some(r),
-            Agreement::ToApprove(t) => return Ok(Transaction::ToApprove(t)),
+            Agreement::ToApprove(t) => return Ok(TransactOutcome::ToApprove(t)),
         }
     }
     let done = sign_steps(pairing, &chosen, request, signer, &bytes, h).await?;
-    Ok(Transaction::Signed(match done {
+    Ok(TransactOutcome::Signed(match done {
         None => Transacted { signed: None, bytes, h, agreement: receipt, landed: None },
         Some(f) => Transacted { signed: Some(f.signed), bytes, h: f.h, agreement: receipt, landed: f.landed },
     }))
@@ -119,7 +119,7 @@ mod tests {
     use crate::hash::atr_hash;
     use crate::pairing::{Advertised, ChooseContext, Chosen, Offer, Unsigned};
     use crate::refusal::{Reason, Refusal};
-    use crate::signer::{BoxFuture, Signature, SignerError, SigningRequest};
+    use crate::signer::{BoxFuture, Answer, SignerError, SigningRequest};
 
     const ATR: &[u8] = b"abc";
     const LINK: &str = "https://atr.seller.example/abc";
@@ -142,7 +142,7 @@ mod tests {
         fn choose(&self, _: &Advertised<'_>, ctx: &ChooseContext<'_>) -> Result<Chosen, Refusal> {
             Ok(Chosen {
                 pairing: self.id().into(),
-                choice: Map::new(),
+                build_input: Map::new(),
                 reference: ctx.reference.into(),
                 agreement: None,
             })
@@ -175,7 +175,7 @@ mod tests {
         fn account(&self) -> &str {
             "eip155:1:0xf39Fd6e51aad88F6F4ce6aB8827279cffFb92266"
         }
-        fn sign<'a>(&'a self, _: &'a SigningRequest) -> BoxFuture<'a, Result<Signature, SignerError>> {
+        fn sign<'a>(&'a self, _: &'a SigningRequest) -> BoxFuture<'a, Result<Answer, SignerError>> {
             self.0.fetch_add(1, Ordering::SeqCst);
             Box::pin(async { Err(SignerError::new("never asked")) })
         }

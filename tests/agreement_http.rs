@@ -22,10 +22,9 @@ use support::world::{
     too_large_atr,
 };
 use support::{Buyer, CountingSigner, Measured, link_of, paused};
-use terms::codec::{b64_decode, b64_encode};
-use terms::signer::BoxFuture;
+use terms::BoxFuture;
 use terms::{
-    CancellationToken, DeclineCode, MAX_ATR_BYTES, Signature, Signer, SignerError, SigningRequest, Transaction,
+    CancellationToken, DeclineCode, MAX_ATR_BYTES, Answer, Signer, SignerError, SigningRequest, TransactOutcome,
 };
 use tokio::time::Instant;
 
@@ -43,7 +42,7 @@ impl Signer for CancelOnSign {
     fn account(&self) -> &str {
         self.inner.account()
     }
-    fn sign<'a>(&'a self, request: &'a SigningRequest) -> BoxFuture<'a, Result<Signature, SignerError>> {
+    fn sign<'a>(&'a self, request: &'a SigningRequest) -> BoxFuture<'a, Result<Answer, SignerError>> {
         Box::pin(async move {
             let answer = self.inner.sign(request).await;
             self.token.cancel();
@@ -530,7 +529,7 @@ fn atr_redirect_308_is_not_followed() {
 }
 
 /// Runs the plain pairing's `transact` against `act` (set up unmeasured), measured.
-fn atr_measured(doc: serde_json::Value, act: Act) -> (Atr, Result<Transaction, terms::Declined>, support::Cost) {
+fn atr_measured(doc: serde_json::Value, act: Act) -> (Atr, Result<TransactOutcome, terms::Declined>, support::Cost) {
     let m = Measured::new();
     let w = m.block_on(Atr::new(doc, act));
     let (got, cost) = m.measure(w.transact());
@@ -628,4 +627,15 @@ fn atr_exactly_one_mib_chunked_is_paid() {
     assert_eq!(w.handed(), MAX_ATR_BYTES);
     cost.assert_time(Duration::ZERO, REAL);
     cost.assert_peak_under(ATR_PEAK);
+}
+
+/// Canonical padded standard base64, as the x402 headers carry it.
+fn b64_encode(bytes: &[u8]) -> String {
+    base64::Engine::encode(&base64::engine::general_purpose::STANDARD, bytes)
+}
+
+/// The bytes of canonical padded standard base64; `None` for anything else.
+fn b64_decode(text: &str) -> Option<Vec<u8>> {
+    let bytes = base64::Engine::decode(&base64::engine::general_purpose::STANDARD, text).ok()?;
+    (b64_encode(&bytes) == text).then_some(bytes)
 }

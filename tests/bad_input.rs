@@ -12,12 +12,11 @@ use std::time::Duration;
 use bytes::Bytes;
 use serde_json::{Value, json};
 use support::{Buyer, CountingSigner, Reply, ScriptedFetch, Stub, link_of, message_of, paused};
-use terms::codec::b64_encode;
 use terms::json::to_js_string;
 use terms::x402::evm::eip3009;
 use terms::x402::{HeaderError, decode_payment_required};
 use terms::{
-    AtrHash, DeclineCode, Declined, Finish, Finished, MAX_ATR_BYTES, Pairing, Transacted, Transaction, atr_hash, check,
+    AtrHash, DeclineCode, Declined, Finish, Finished, MAX_ATR_BYTES, Pairing, Transacted, TransactOutcome, atr_hash, check,
     confirm, finish, transact,
 };
 
@@ -38,7 +37,7 @@ fn link_stub(link: &str) -> Stub {
 
 /// One transact: its result, the signer and fetch it used, and the virtual time it took.
 struct Run {
-    got: Result<Transaction, Declined>,
+    got: Result<TransactOutcome, Declined>,
     signer: CountingSigner,
     fetch: ScriptedFetch,
     elapsed: Duration,
@@ -61,7 +60,7 @@ impl Run {
 
     /// The payment, signed once after one fetch.
     fn signed(&self) -> &Transacted {
-        let Ok(Transaction::Signed(t)) = &self.got else { panic!("expected a payment, got {:?}", self.got) };
+        let Ok(TransactOutcome::Signed(t)) = &self.got else { panic!("expected a payment, got {:?}", self.got) };
         assert_eq!(self.signer.count(), 1, "signer calls");
         assert_eq!(self.fetches(), 1, "fetches");
         t
@@ -499,7 +498,7 @@ fn signer_answers_a_list() {
 /// nor sign (the one fetch and the one signer call are the setup's).
 struct Held {
     c: terms::Confirmed,
-    answer: terms::Signature,
+    answer: terms::Answer,
     signer: CountingSigner,
     fetch: ScriptedFetch,
 }
@@ -596,7 +595,7 @@ fn finish_with_other_bytes_than_confirmed_builds_for_those_bytes() {
     let payer: alloy_primitives::Address = b.account().rsplit(':').next().unwrap().parse().unwrap();
     let sig = alloy_primitives::Signature::from_raw(&support::hex(&answer.as_str().unwrap()[2..])).unwrap();
     let digest = |h: &AtrHash| {
-        let built = eip3009::build(&c.chosen.choice, h).unwrap();
+        let built = eip3009::build(&c.chosen.build_input, h).unwrap();
         built.typed_data().signing_hash().unwrap()
     };
     assert_eq!(sig.recover_address_from_prehash(&digest(&c.h)).unwrap(), payer);
@@ -706,8 +705,8 @@ fn a_document_handed_over_confirms_what_a_lent_one_does() {
         (lent, owned)
     });
     assert_eq!(lent, owned);
-    assert_eq!(owned.chosen.choice.keys().next().map(String::as_str), Some("required"));
-    assert_eq!(owned.chosen.choice["required"], b.doc());
+    assert_eq!(owned.chosen.build_input.keys().next().map(String::as_str), Some("required"));
+    assert_eq!(owned.chosen.build_input["required"], b.doc());
     assert_eq!(fetch.asked().len(), 2, "one fetch each");
 }
 
@@ -757,7 +756,7 @@ impl terms::pairing::Unsigned for PanickingUnsigned {
     }
     fn complete(
         &self,
-        _answers: &[terms::Signature],
+        _answers: &[terms::Answer],
         _chosen: &terms::Chosen,
     ) -> Result<terms::pairing::Completion<'_>, terms::Refusal> {
         Ok(terms::pairing::Completion::Payment { payment: Box::new(PanickingBuilt(self.0)), landed: None })
@@ -825,4 +824,9 @@ fn a_completed_payment_that_panics_is_declined() {
     let done = finished(finish(&held.c.bytes, &held.c.chosen, &[], &sound));
     assert_eq!((done.signed.as_str(), done.h), ("{}", h));
     held.untouched();
+}
+
+/// Canonical padded standard base64, as the x402 headers carry it.
+fn b64_encode(bytes: &[u8]) -> String {
+    base64::Engine::encode(&base64::engine::general_purpose::STANDARD, bytes)
 }

@@ -11,7 +11,7 @@ use std::sync::Arc;
 
 use serde_json::{Map, Value, json};
 use support::{CountingSigner, Reply, ScriptedFetch, paused, vectors};
-use terms::env::CountingIds;
+use terms::CountingIds;
 use terms::json::Member;
 use terms::pairing::{
     Advertised, Batch, Channel, ChannelHold, ChannelKind, ChooseContext, Refund, Unsigned, WithinArgs, WithinPlan,
@@ -19,7 +19,7 @@ use terms::pairing::{
 use terms::x402::cloudflare;
 use terms::x402::evm::batch_settlement as evm;
 use terms::{
-    AtrHash, Chosen, Declined, FixedClock, Options, Pairing, Refusal, Transacted, Transaction, Within, check,
+    AtrHash, Chosen, Declined, FixedClock, Options, Pairing, Refusal, Transacted, TransactOutcome, Within, check,
     open_channel, record_charge, transact, within,
 };
 
@@ -79,14 +79,14 @@ fn pairing() -> &'static dyn Pairing {
     terms::pairing(evm::ID).unwrap()
 }
 
-fn transact_with(doc: &Value, signer: &CountingSigner, options: &Options) -> Result<Transaction, Declined> {
+fn transact_with(doc: &Value, signer: &CountingSigner, options: &Options) -> Result<TransactOutcome, Declined> {
     let fetch = ScriptedFetch::new().script(&link(doc), vec![Reply::ok(ABC)]);
     paused().block_on(transact(doc, pairing(), signer, &fetch, options))
 }
 
-fn signed(t: Transaction) -> Transacted {
+fn signed(t: TransactOutcome) -> Transacted {
     match t {
-        Transaction::Signed(s) => s,
+        TransactOutcome::Signed(s) => s,
         other => panic!("not signed: {other:?}"),
     }
 }
@@ -152,7 +152,7 @@ fn a_channel_opens_pays_and_closes_under_one_atr() {
         "network": eb6["expectRef"]["network"],
         "channel": eb6["expectRef"]["channel"],
         "h": eb6["expectBound"],
-        "atr": terms::codec::b64_encode(ABC),
+        "atr": b64_encode(ABC),
         "opening": b6["input"]["presented"],
         "charged": "0",
         "signedMax": e["EB2"]["maxClaimableAmount"],
@@ -246,7 +246,7 @@ fn cloudflare_pays_the_agreement_then_returns_its_build() {
     let fetch = ScriptedFetch::new().script_repeating(&link(&d), vec![Reply::ok(atr.clone())]).script(
         &url,
         vec![
-            Reply::status(402).with_header("PAYMENT-REQUIRED", &terms::codec::b64_encode(required.as_bytes())),
+            Reply::status(402).with_header("PAYMENT-REQUIRED", &b64_encode(required.as_bytes())),
             Reply::ok(receipt.into_bytes()),
         ],
     );
@@ -259,7 +259,7 @@ fn cloudflare_pays_the_agreement_then_returns_its_build() {
         Options::new().clock(FixedClock(f["now"].as_u64().unwrap())).agreement_signer(Arc::new(evm_payer.clone()));
     let p = terms::pairing(cloudflare::ID).unwrap();
     let first = paused().block_on(transact(&d, p, &agent, &fetch, &options)).unwrap();
-    let Transaction::ToApprove(approve) = first else { panic!("{first:?}") };
+    let TransactOutcome::ToApprove(approve) = first else { panic!("{first:?}") };
     assert_eq!(evm_payer.count() + agent.count(), 0, "nothing is signed before the approval");
     let done = signed(paused().block_on(transact(&d, p, &agent, &fetch, &options.approved(approve.approve))).unwrap());
     assert_eq!(agent.count(), 0, "the build is the payment: the agent's signer is never handed anything");
@@ -560,7 +560,7 @@ fn a_hold_with_any_member_changed_is_declined_unsigned() {
         ("channel", with(&|h| h.channel = format!("0x{}", "11".repeat(32))), not_named),
         ("h", with(&|h| h.h.clone_from(&hprime)), other_hash),
         ("h not a hash", with(&|h| h.h = "abc".into()), other_hash),
-        ("atr of other bytes", with(&|h| h.atr = terms::codec::b64_encode(b"abd")), other_hash),
+        ("atr of other bytes", with(&|h| h.atr = b64_encode(b"abd")), other_hash),
         ("atr not canonical", with(&|h| h.atr = "YWJk=".into()), unreadable),
         ("atr unpadded", with(&|h| h.atr = "YWJjZA".into()), unreadable),
         ("charged", with(&|h| h.charged = "x".into()), malformed),
@@ -874,4 +874,9 @@ fn an_option_amount_that_is_not_a_decimal_is_unreadable() {
     // The shared reading itself: the same amount the EVM read serves signs charged + amount.
     let w = run_within(&doc(), &hold, &Unfiltered, &wallet(), None).unwrap();
     assert_eq!(w.hold.signed_max, "2000");
+}
+
+/// Canonical padded standard base64, as the x402 headers carry it.
+fn b64_encode(bytes: &[u8]) -> String {
+    base64::Engine::encode(&base64::engine::general_purpose::STANDARD, bytes)
 }

@@ -7,7 +7,6 @@
 mod support;
 
 use support::{CountingSigner, Reply, ScriptedFetch};
-use terms::codec::b64_encode;
 use terms::{Agreement, FixedClock, Options, agree};
 
 const PAYER_KEY: &str = "0xac0974bec39a17e36ba4a6b4d238ff944bacb478cbed5efcae784d7bf4f2ff80";
@@ -119,4 +118,9 @@ async fn agreement_challenge_with_a_lone_surrogate_is_declined_unread() {
         agree_unapproved(&required_with_extra(r#""n":"\ud83d\ude00""#)).await,
         Ok(Agreement::ToApprove(_))
     ));
+}
+
+/// Canonical padded standard base64, as the x402 headers carry it.
+fn b64_encode(bytes: &[u8]) -> String {
+    base64::Engine::encode(&base64::engine::general_purpose::STANDARD, bytes)
 }

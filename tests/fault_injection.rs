@@ -23,7 +23,6 @@ use support::world::{
     mib_body, millis, padded_receipt, receipt, required_text, too_large_atr,
 };
 use support::{Buyer, Measured};
-use terms::codec::b64_encode;
 use terms::{DeclineCode, MAX_ATR_BYTES};
 
 /// The agreement receipt's cap.
@@ -526,4 +525,9 @@ fn paid_receipt_in_one_byte_chunks_is_read() {
     assert_eq!(handed_api(&w), vec![0, r.len()]);
     cost.assert_time(Duration::ZERO, REAL);
     cost.assert_peak_under(AGREEMENT_PEAK);
+}
+
+/// Canonical padded standard base64, as the x402 headers carry it.
+fn b64_encode(bytes: &[u8]) -> String {
+    base64::Engine::encode(&base64::engine::general_purpose::STANDARD, bytes)
 }

@@ -5,8 +5,8 @@
 
 use serde_json::{Value, json};
 use terms::http::LoopbackFetch;
-use terms::local::LocalSigner;
-use terms::{DeclineCode, FixedClock, Options, Transaction, transact};
+use terms::LocalSigner;
+use terms::{DeclineCode, FixedClock, Options, TransactOutcome, transact};
 use tokio::io::{AsyncReadExt, AsyncWriteExt};
 use tokio::net::TcpListener;
 
@@ -57,7 +57,7 @@ async fn a_seller_on_loopback_is_paid_through_its_https_link() {
     let pairing = terms::pairing("x402/exact/eip155/eip3009").unwrap();
     let options = Options::new().clock(FixedClock(1_700_000_000));
     let done = transact(offer(&h), pairing, &signer, &fetch, &options).await.unwrap();
-    let Transaction::Signed(paid) = done else { panic!("an agreement was asked for") };
+    let TransactOutcome::Signed(paid) = done else { panic!("an agreement was asked for") };
     assert_eq!(paid.bytes, atr);
     assert_eq!(paid.h.to_hex(), h);
     let payment = paid.signed.expect("eip3009 signs").to_value();

@@ -30,12 +30,11 @@ use proptest::prelude::*;
 use proptest::test_runner::{Config, TestCaseError};
 use serde_json::{Map, Number, Value, json};
 use support::{CountingSigner, Reply, ScriptedFetch, paused, vectors};
-use terms::codec::b64_encode;
 use terms::json::same_json;
 use terms::pairing::ChannelHold;
 use terms::x402::decode_payment_required;
 use terms::{
-    AtrHash, Confirmed, DeclineCode, Finish, Options, Pairing, Refund, Signature, Transaction, atr_hash, check_landed,
+    AtrHash, Confirmed, DeclineCode, Finish, Options, Pairing, Refund, Answer, TransactOutcome, atr_hash, check_landed,
     confirm, decimal, finish, open_channel, record_charge, transact, within,
 };
 
@@ -71,7 +70,7 @@ impl Fixture {
     fn options(&self) -> Options {
         Options::new()
             .clock(terms::FixedClock(self.now))
-            .ids(terms::env::CountingIds::default())
+            .ids(terms::CountingIds::default())
             .inputs(self.inputs.clone())
     }
 
@@ -489,7 +488,7 @@ fn document_mutation(f: &Fixture, m: &Mutation) -> Result<(), TestCaseError> {
             if let Some(request) = &c.request {
                 prop_assert_eq!(&signer.calls()[0], request, "{}: the signer was handed another request", f.id);
             }
-            if let Ok(Transaction::Signed(t)) = &got
+            if let Ok(TransactOutcome::Signed(t)) = &got
                 && let Some(signed) = &t.signed
             {
                 let checked = check_landed(ABC, &signed.to_value(), t.landed.as_ref(), f.pairing()).map(|c| c.h);
@@ -515,8 +514,8 @@ proptest! {
 // 3. finish and check accept only a payment whose read-back H is the hash of the bytes.
 
 /// Each built pairing confirmed over "abc", with an answer that completes it.
-fn completed() -> &'static [(&'static Fixture, Confirmed, Vec<Signature>)] {
-    static ALL: OnceLock<Vec<(&'static Fixture, Confirmed, Vec<Signature>)>> = OnceLock::new();
+fn completed() -> &'static [(&'static Fixture, Confirmed, Vec<Answer>)] {
+    static ALL: OnceLock<Vec<(&'static Fixture, Confirmed, Vec<Answer>)>> = OnceLock::new();
     ALL.get_or_init(|| {
         let rt = paused();
         fixtures()
@@ -527,13 +526,13 @@ fn completed() -> &'static [(&'static Fixture, Confirmed, Vec<Signature>)] {
                     (None, _) => Vec::new(),
                     (Some(_), "x402/exact/eip155/erc7710-salt") => {
                         let p = &f.presented.as_ref().unwrap()["payload"];
-                        vec![Signature::new(json!({
+                        vec![Answer::new(json!({
                             "delegationManager": p["delegationManager"],
                             "permissionContext": p["permissionContext"],
                             "delegator": p["delegator"],
                         }))]
                     }
-                    (Some(_), "x402/exact/eip155/erc7710") => vec![Signature::new(json!({
+                    (Some(_), "x402/exact/eip155/erc7710") => vec![Answer::new(json!({
                         "delegationManager": "0xdb9B1e94B5b69Df7e401DDbedE43491141047dB3",
                         "permissionContext": "0x00",
                         "delegator": "0xf39Fd6e51aad88F6F4ce6aB8827279cffFb92266",
@@ -655,7 +654,7 @@ fn finish_and_check(
     }
 
     // finish over the (possibly other) bytes, with the (possibly edited) answer.
-    let answers: Vec<Signature> = match (&answer_edit, answers.as_slice()) {
+    let answers: Vec<Answer> = match (&answer_edit, answers.as_slice()) {
         (Some(e), [one]) => {
             let edited = match one.as_json() {
                 Value::String(s) => Value::String(edit_text(s, e)),
@@ -678,7 +677,7 @@ fn finish_and_check(
                 }
                 other => other.clone(),
             };
-            vec![Signature::new(edited)]
+            vec![Answer::new(edited)]
         }
         _ => answers.clone(),
     };
@@ -857,7 +856,7 @@ fn opened() -> &'static ChannelHold {
     HOLD.get_or_init(|| {
         let f = fixture(CHANNEL);
         let t = paused().block_on(transact(&f.doc, f.pairing(), &f.signer(), &serving(f, ABC), &f.options())).unwrap();
-        let Transaction::Signed(t) = t else { panic!("not signed") };
+        let TransactOutcome::Signed(t) = t else { panic!("not signed") };
         open_channel(ABC, &t.signed.unwrap().to_value(), f.pairing(), t.landed.as_ref()).unwrap()
     })
 }
@@ -884,8 +883,8 @@ fn amount() -> impl Strategy<Value = Amount> {
 }
 
 fn offset(base: &str, by: i8) -> String {
-    let b = decimal::parse(base).unwrap();
-    let d = decimal::parse(&by.unsigned_abs().to_string()).unwrap();
+    let b = decimal_parse(base).unwrap();
+    let d = decimal_parse(&by.unsigned_abs().to_string()).unwrap();
     if by >= 0 {
         decimal::format(b + d)
     } else if b >= d {
@@ -932,13 +931,13 @@ fn channel_steps(steps: &[Step]) -> Result<(), TestCaseError> {
     let signer = f.signer();
     for s in steps {
         let before = signer.count();
-        let (charged, most) = (decimal::parse(&hold.charged).unwrap(), decimal::parse(&hold.signed_max).unwrap());
+        let (charged, most) = (decimal_parse(&hold.charged).unwrap(), decimal_parse(&hold.signed_max).unwrap());
         let next = match s {
             Step::Record(a) => {
                 let text = amount_text(a, &hold);
                 let got = record_charge(&hold, &text);
                 // The model: a decimal between the recorded charge and the largest signed amount, recorded canonically.
-                let allowed = decimal::parse(&text).is_some_and(|x| charged <= x && x <= most);
+                let allowed = decimal_parse(&text).is_some_and(|x| charged <= x && x <= most);
                 prop_assert_eq!(
                     got.is_ok(),
                     allowed,
@@ -948,7 +947,7 @@ fn channel_steps(steps: &[Step]) -> Result<(), TestCaseError> {
                     hold.signed_max
                 );
                 if let Ok(new) = &got {
-                    prop_assert_eq!(decimal::parse(&new.charged), decimal::parse(&text));
+                    prop_assert_eq!(decimal_parse(&new.charged), decimal_parse(&text));
                     prop_assert_eq!(&new.signed_max, &hold.signed_max, "record_charge changed signedMax");
                 }
                 got
@@ -963,7 +962,7 @@ fn channel_steps(steps: &[Step]) -> Result<(), TestCaseError> {
                     Step::Partial(a) => Some(Refund::partial(amount_text(a, &hold))),
                     _ => Some(Refund::close()),
                 };
-                let options = Options::new().ids(terms::env::CountingIds::default());
+                let options = Options::new().ids(terms::CountingIds::default());
                 let got = rt.block_on(within(&doc, &hold, f.pairing(), &signer, refund.as_ref(), &options));
                 prop_assert!(signer.count() <= before + 1, "one step signed twice");
                 if let Ok(w) = &got {
@@ -972,19 +971,19 @@ fn channel_steps(steps: &[Step]) -> Result<(), TestCaseError> {
                     // keeps the larger of that and what it held.
                     let cumulative = match s {
                         Step::Voucher(_) => {
-                            charged + decimal::parse(doc["accepts"][0]["amount"].as_str().unwrap()).unwrap()
+                            charged + decimal_parse(doc["accepts"][0]["amount"].as_str().unwrap()).unwrap()
                         }
                         _ => charged,
                     };
                     let want = if cumulative > most { cumulative } else { most };
-                    prop_assert_eq!(decimal::parse(&w.hold.signed_max), Some(want), "signedMax after {:?}", s);
+                    prop_assert_eq!(decimal_parse(&w.hold.signed_max), Some(want), "signedMax after {:?}", s);
                     prop_assert_eq!(&w.hold.charged, &hold.charged, "within changed charged");
                 }
                 got.map(|w| w.hold)
             }
         };
         if let Ok(new) = next {
-            let (c, m) = (decimal::parse(&new.charged).unwrap(), decimal::parse(&new.signed_max).unwrap());
+            let (c, m) = (decimal_parse(&new.charged).unwrap(), decimal_parse(&new.signed_max).unwrap());
             prop_assert!(c <= m, "charged {} above signedMax {}", new.charged, new.signed_max);
             prop_assert!(m >= most, "signedMax lowered from {} to {}", hold.signed_max, new.signed_max);
             prop_assert!(c >= charged, "charged lowered from {} to {}", hold.charged, new.charged);
@@ -1026,16 +1025,28 @@ fn fuzz_choose_batch_opening_without_auth_salt_draws_a_fresh_salt() {
     let run = || {
         let fetch = ScriptedFetch::new().script(&link, vec![Reply::ok(ABC.to_vec())]);
         let options =
-            Options::new().clock(terms::FixedClock(now)).ids(terms::env::CountingIds::default()).inputs(inputs.clone());
+            Options::new().clock(terms::FixedClock(now)).ids(terms::CountingIds::default()).inputs(inputs.clone());
         rt.block_on(confirm(&doc, pairing, account, &fetch, &options)).unwrap()
     };
     let (a, b) = (run(), run());
     assert_eq!((a.h, &a.bytes, &a.chosen.pairing), (b.h, &b.bytes, &b.chosen.pairing));
     assert_eq!(a.h, atr_hash(ABC));
-    let (salt_a, salt_b) = (&a.chosen.choice["authSalt"], &b.chosen.choice["authSalt"]);
+    let (salt_a, salt_b) = (&a.chosen.build_input["authSalt"], &b.chosen.build_input["authSalt"]);
     assert!(salt_a.as_str().is_some_and(|s| s.len() == 66), "{salt_a}");
     assert_ne!(salt_a, salt_b, "a fresh salt each time");
     assert_ne!(a.request, b.request, "each request is built over its own salt");
     let Some(terms::SigningRequest::Batch { requests }) = &a.request else { panic!("a batch opening") };
     assert_eq!(requests.len(), 2);
+}
+
+/// Canonical padded standard base64, as the x402 headers carry it.
+fn b64_encode(bytes: &[u8]) -> String {
+    base64::Engine::encode(&base64::engine::general_purpose::STANDARD, bytes)
+}
+
+/// A decimal string of at most 78 digits, as the gate reads amounts.
+fn decimal_parse(text: &str) -> Option<ruint::aliases::U512> {
+    (!text.is_empty() && text.len() <= 78 && text.bytes().all(|b| b.is_ascii_digit()))
+        .then(|| ruint::aliases::U512::from_str_radix(text, 10).ok())
+        .flatten()
 }

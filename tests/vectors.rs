@@ -9,13 +9,13 @@ use libtest_mimic::{Arguments, Failed, Trial};
 use serde_json::{Value, json};
 use sha2::{Digest, Sha256};
 use support::{CountingSigner, Reply, ScriptedFetch, Stub, hex, paused, vectors};
-use terms::env::CountingIds;
+use terms::CountingIds;
 use terms::json::{canonical, parse, same_json, to_js_string};
 use terms::link::{is_https_link, link_fault};
 use terms::pairing::{Chosen, Offer, Unsigned};
 use terms::x402::evm::eip3009;
 use terms::{
-    AtrHash, DeclineCode, Declined, FixedClock, Options, Pairing, SigningRequest, Transaction, atr_hash, check,
+    AtrHash, DeclineCode, Declined, FixedClock, Options, Pairing, SigningRequest, TransactOutcome, atr_hash, check,
     confirm, finish, hash_equals, transact,
 };
 
@@ -132,15 +132,15 @@ fn transact_serving(
     served: Reply,
     signer: &CountingSigner,
     options: &Options,
-) -> (Result<Transaction, Declined>, ScriptedFetch) {
+) -> (Result<TransactOutcome, Declined>, ScriptedFetch) {
     let fetch = ScriptedFetch::new().script(&link_of(doc), vec![served]);
     let got = paused().block_on(transact(doc, pairing, signer, &fetch, options));
     (got, fetch)
 }
 
-fn signed_of(t: &Transaction) -> Value {
+fn signed_of(t: &TransactOutcome) -> Value {
     match t {
-        Transaction::Signed(s) => s.signed.as_ref().map_or(Value::Null, terms::Payment::to_value),
+        TransactOutcome::Signed(s) => s.signed.as_ref().map_or(Value::Null, terms::Payment::to_value),
         other => panic!("not signed: {other:?}"),
     }
 }
@@ -432,7 +432,7 @@ fn payment_required_reply(f: &Fixed, step: &Value) -> Reply {
         Some(name) => f.agreement(name.as_str().unwrap()).as_str().unwrap().to_owned(),
         None => to_js_string(&f.agreement(step["paymentRequired"].as_str().unwrap())).unwrap(),
     };
-    Reply::status(402).with_header("PAYMENT-REQUIRED", &terms::codec::b64_encode(text.as_bytes()))
+    Reply::status(402).with_header("PAYMENT-REQUIRED", &b64_encode(text.as_bytes()))
 }
 
 fn gzip(bytes: &[u8]) -> Vec<u8> {
@@ -477,9 +477,9 @@ fn agreement_stub(f: &Fixed) -> Stub {
     }
 }
 
-fn approval_of(t: &Transaction) -> Option<Value> {
+fn approval_of(t: &TransactOutcome) -> Option<Value> {
     match t {
-        Transaction::ToApprove(a) => {
+        TransactOutcome::ToApprove(a) => {
             let o = &a.approve.option;
             Some(json!({"amount": o["amount"], "asset": o["asset"], "payTo": o["payTo"], "network": o["network"]}))
         }
@@ -488,8 +488,8 @@ fn approval_of(t: &Transaction) -> Option<Value> {
 }
 
 struct Exchange {
-    first: Result<Transaction, Declined>,
-    last: Result<Transaction, Declined>,
+    first: Result<TransactOutcome, Declined>,
+    last: Result<TransactOutcome, Declined>,
     signer: CountingSigner,
     fetch: ScriptedFetch,
     elapsed_ms: u64,
@@ -508,7 +508,7 @@ fn run_exchange(f: &Fixed, steps: &Value, approve: Option<bool>) -> Exchange {
         let first = transact(&d, &stub, &signer, &fetch, &f.options()).await;
         let start = tokio::time::Instant::now();
         let last = match (&first, approve) {
-            (Ok(Transaction::ToApprove(a)), Some(true)) => {
+            (Ok(TransactOutcome::ToApprove(a)), Some(true)) => {
                 transact(&d, &stub, &signer, &fetch, &f.options().approved(a.approve.clone())).await
             }
             _ => first.clone(),
@@ -556,7 +556,7 @@ fn buyer_ba(name: &str, row: &Value) -> Outcome {
             eq("agreement fetches", fetch.asked_of(&url).len() as u64, expect["agreementFetches"].as_u64().unwrap())?;
             eq("sign calls", signer.count() as u64, expect["signCalls"].as_u64().unwrap())?;
             ensure!(expect["paymentSignature"] == "B6", "row changed");
-            let Ok(Transaction::Signed(t)) = got else { return Err(format!("{got:?}").into()) };
+            let Ok(TransactOutcome::Signed(t)) = got else { return Err(format!("{got:?}").into()) };
             ensure!(t.agreement.is_none(), "an agreement receipt without an agreement");
             eq(
                 "payment signature",
@@ -568,7 +568,7 @@ fn buyer_ba(name: &str, row: &Value) -> Outcome {
             for case in input["cases"].as_array().unwrap() {
                 let ex = run_exchange(&f, &case["agreement"], Some(input["approve"] == true));
                 let want = &case["expect"];
-                let got = if matches!(ex.first, Ok(Transaction::ToApprove(_))) { &ex.last } else { &ex.first };
+                let got = if matches!(ex.first, Ok(TransactOutcome::ToApprove(_))) { &ex.last } else { &ex.first };
                 expect_decline(got, &want["decline"])?;
                 eq("sign calls", ex.signer.count() as u64, want["signCalls"].as_u64().unwrap())?;
                 if let Some(paid) = want.get("paidRequests") {
@@ -656,7 +656,7 @@ fn buyer_ba(name: &str, row: &Value) -> Outcome {
             }
             let receipt_key = expect.get("receipt").or_else(|| expect.get("agreement"));
             if let Some(r) = receipt_key {
-                let Ok(Transaction::Signed(t)) = &ex.last else { return Err(format!("{:?}", ex.last).into()) };
+                let Ok(TransactOutcome::Signed(t)) = &ex.last else { return Err(format!("{:?}", ex.last).into()) };
                 eq("receipt", serde_json::to_value(&t.agreement).unwrap(), f.agreement(r.as_str().unwrap()))?;
             }
             Ok(())
@@ -733,11 +733,11 @@ fn pairing_file(key: &str) -> Outcome {
     let required = json!({"x402Version": 2, "resource": fixed["resource"], "accepts": [o]});
     let choice = json!({"required": required, "accepted": o, "from": fixed["payer"], "now": fixed["now"]});
     let choice = choice.as_object().unwrap().clone();
-    let signer = terms::local::LocalSigner::from_hex(fixed["payerKey"].as_str().unwrap(), 84_532).unwrap();
+    let signer = terms::LocalSigner::from_hex(fixed["payerKey"].as_str().unwrap(), 84_532).unwrap();
     let v1 = &file["V1"];
     let built = eip3009::build(&choice, &h).map_err(|r| r.to_string())?;
     let chosen =
-        Chosen { pairing: eip3009::ID.into(), choice: choice.clone(), reference: "r".repeat(32), agreement: None };
+        Chosen { pairing: eip3009::ID.into(), build_input: choice.clone(), reference: "r".repeat(32), agreement: None };
     match key {
         "V1" => {
             let typed = &built.typed_data();
@@ -1015,4 +1015,9 @@ fn main() {
 
     trials.extend(conformance::trials());
     libtest_mimic::run(&args, trials).exit();
+}
+
+/// Canonical padded standard base64, as the x402 headers carry it.
+fn b64_encode(bytes: &[u8]) -> String {
+    base64::Engine::encode(&base64::engine::general_purpose::STANDARD, bytes)
 }

@@ -7,11 +7,11 @@ use std::sync::Arc;
 
 use alloy_primitives::{Address, Bytes, U256};
 use serde_json::{Value, json};
-use terms::fetch::{Body, Fetch, FetchError, Request, Response};
-use terms::local::LocalSigner;
+use terms::{Body, Fetch, FetchError, Request, Response};
+use terms::LocalSigner;
 use terms::rail::evm::delegation::{self, abi};
-use terms::signer::BoxFuture;
-use terms::{Signature, Signer, SignerError, SigningRequest};
+use terms::BoxFuture;
+use terms::{Answer, Signer, SignerError, SigningRequest};
 
 /// The seller's ATR: the 138-byte record of the conformance vectors (buyer.json `fixed.A`), never parsed.
 pub(crate) const ATR: &str = "7b2261747256657273696f6e223a2231222c226964223a2230663866616435622d643963622d343639662d613136352d373038363737323839353065222c2278343032223a7b227a223a312e302c2261223a226361665c7530306539227d2c2273656c6c6572223a7b226e6f7465223a22436166c3a920e280942033302064c3ad617320e29c93227d7d";
@@ -97,10 +97,10 @@ impl Seller {
         let Some(header) = payment else {
             println!("agreement URL: 402");
             let required = serde_json::to_string(&agreement_required()).map_err(FetchError::new)?;
-            let header = terms::codec::b64_encode(required.as_bytes());
+            let header = b64_encode(required.as_bytes());
             return Ok(answer(402, vec![("PAYMENT-REQUIRED".into(), header)], vec![]));
         };
-        let paid = terms::codec::b64_decode(header)
+        let paid = b64_decode(header)
             .and_then(|bytes| serde_json::from_slice::<Value>(&bytes).ok())
             .ok_or_else(|| FetchError::new("the payment is not base64 JSON"))?;
         let eip3009 = terms::pairing("x402/exact/eip155/eip3009").map_err(|d| FetchError::new(d.detail))?;
@@ -182,13 +182,24 @@ impl Signer for Wallet {
         &self.account
     }
 
-    fn sign<'a>(&'a self, request: &'a SigningRequest) -> BoxFuture<'a, Result<Signature, SignerError>> {
+    fn sign<'a>(&'a self, request: &'a SigningRequest) -> BoxFuture<'a, Result<Answer, SignerError>> {
         Box::pin(async move {
             println!("signer: {}", request.kind());
             match request {
-                SigningRequest::Erc7710(fields) => self.delegation(fields).map(Signature::new),
+                SigningRequest::Erc7710(fields) => self.delegation(fields).map(Answer::new),
                 other => self.key.sign(other).await,
             }
         })
     }
+}
+
+/// Canonical padded standard base64, as the x402 headers carry it.
+fn b64_encode(bytes: &[u8]) -> String {
+    base64::Engine::encode(&base64::engine::general_purpose::STANDARD, bytes)
+}
+
+/// The bytes of canonical padded standard base64; `None` for anything else.
+fn b64_decode(text: &str) -> Option<Vec<u8>> {
+    let bytes = base64::Engine::decode(&base64::engine::general_purpose::STANDARD, text).ok()?;
+    (b64_encode(&bytes) == text).then_some(bytes)
 }

@@ -34,7 +34,7 @@ fuzz_target!(|data: &[u8]| {
         let run = || {
             let fetch = FuzzFetch::serving(&f.atr);
             let options =
-                Options::new().clock(FixedClock(now)).ids(terms::env::CountingIds::default()).inputs(inputs.clone());
+                Options::new().clock(FixedClock(now)).ids(terms::CountingIds::default()).inputs(inputs.clone());
             let got = rt.block_on(confirm(&doc, pairing, &account, &fetch, &options));
             (got, fetch.asked())
         };
@@ -88,7 +88,7 @@ fn confirmed(
     assert_eq!(c.h, atr_hash(served), "{id}: H is the hash of the bytes");
     assert_eq!(c.h, read.h, "{id}: the hash compared equal to the advertised one");
     assert_eq!(c.chosen.pairing, id);
-    if let Some(accepted) = c.chosen.choice.get("accepted") {
+    if let Some(accepted) = c.chosen.build_input.get("accepted") {
         let accepts = doc["accepts"].as_array().expect("accepts");
         assert!(is_offered(accepts, accepted), "{id}: chose an option the document does not offer");
     }

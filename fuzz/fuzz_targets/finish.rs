@@ -14,7 +14,7 @@
 
 use libfuzzer_sys::fuzz_target;
 use serde_json::Value;
-use terms::{DeclineCode, Finish, Signature, atr_hash, check, check_landed, finish};
+use terms::{DeclineCode, Finish, Answer, atr_hash, check, check_landed, finish};
 use terms_fuzz::confirmed;
 
 fuzz_target!(|data: &[u8]| {
@@ -23,10 +23,10 @@ fuzz_target!(|data: &[u8]| {
     let (f, c) = &all[usize::from(selector & 0x0F) % all.len()];
     let pairing = f.pairing();
     let Ok(answer) = serde_json::from_slice::<Value>(rest) else { return };
-    let answers: Vec<Signature> = match answer {
+    let answers: Vec<Answer> = match answer {
         _ if selector & 0x40 != 0 => Vec::new(),
-        Value::Array(items) if selector & 0x10 != 0 => items.into_iter().map(Signature::new).collect(),
-        one => vec![Signature::new(one)],
+        Value::Array(items) if selector & 0x10 != 0 => items.into_iter().map(Answer::new).collect(),
+        one => vec![Answer::new(one)],
     };
     let bytes: &[u8] = if selector & 0x20 != 0 { b"abd" } else { &c.bytes };
     let h = atr_hash(bytes);

@@ -16,8 +16,6 @@
 use libfuzzer_sys::fuzz_target;
 use ruint::aliases::U512;
 use serde_json::Value;
-use terms::codec::b64_decode;
-use terms::decimal;
 use terms::pairing::ChannelHold;
 use terms::{AtrHash, Options, Refund, atr_hash, record_charge, within};
 use terms_fuzz::{CHANNEL, Fixture, fixture, parts, paused, real_hold, text};
@@ -33,7 +31,7 @@ fn compared(f: &Fixture, hold: &ChannelHold) -> bool {
 }
 
 fn amounts(hold: &ChannelHold) -> (U512, U512) {
-    (decimal::parse(&hold.charged).expect("charged"), decimal::parse(&hold.signed_max).expect("signedMax"))
+    (decimal_parse(&hold.charged).expect("charged"), decimal_parse(&hold.signed_max).expect("signedMax"))
 }
 
 fn same_but_amounts(a: &ChannelHold, b: &ChannelHold) -> bool {
@@ -70,7 +68,7 @@ fuzz_target!(|data: &[u8]| {
                 assert_eq!(new.signed_max, hold.signed_max, "record_charge changed signedMax");
                 assert!(charged >= old_charged, "record_charge lowered charged");
                 assert!(max >= old_max);
-                assert_eq!(decimal::parse(arg), Some(charged), "record_charge recorded another amount");
+                assert_eq!(decimal_parse(arg), Some(charged), "record_charge recorded another amount");
             })
         } else {
             let mut doc = f.doc.clone();
@@ -82,7 +80,7 @@ fuzz_target!(|data: &[u8]| {
                 'c' => Some(Refund::close()),
                 _ => None,
             };
-            let options = Options::new().ids(terms::env::CountingIds::default()).inputs(f.inputs.clone());
+            let options = Options::new().ids(terms::CountingIds::default()).inputs(f.inputs.clone());
             let got = rt.block_on(within(&doc, &hold, pairing, &signer, refund.as_ref(), &options));
             got.map(|w| {
                 let (old_charged, old_max) = amounts(&hold);
@@ -106,3 +104,21 @@ fuzz_target!(|data: &[u8]| {
         hold = new;
     }
 });
+
+/// Canonical padded standard base64, as the x402 headers carry it.
+fn b64_encode(bytes: &[u8]) -> String {
+    base64::Engine::encode(&base64::engine::general_purpose::STANDARD, bytes)
+}
+
+/// The bytes of canonical padded standard base64; `None` for anything else.
+fn b64_decode(text: &str) -> Option<Vec<u8>> {
+    let bytes = base64::Engine::decode(&base64::engine::general_purpose::STANDARD, text).ok()?;
+    (b64_encode(&bytes) == text).then_some(bytes)
+}
+
+/// A decimal string of at most 78 digits, as the gate reads amounts.
+fn decimal_parse(text: &str) -> Option<ruint::aliases::U512> {
+    (!text.is_empty() && text.len() <= 78 && text.bytes().all(|b| b.is_ascii_digit()))
+        .then(|| ruint::aliases::U512::from_str_radix(text, 10).ok())
+        .flatten()
+}

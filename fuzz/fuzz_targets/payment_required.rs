@@ -11,7 +11,6 @@
 use libfuzzer_sys::fuzz_target;
 use serde_json::Value;
 use terms::AtrHash;
-use terms::codec::b64_encode;
 use terms::json::{is_offered, js_length, same_json, to_js_string};
 use terms::link::{MAX_LINK_CHARS, is_agreement_url, is_https_link};
 use terms::pairing::Offer;
@@ -59,4 +58,9 @@ fn reads(doc: &Value) {
             assert!(is_offered(accepts, option), "{}: an option the document does not offer", pairing.id());
         }
     }
+}
+
+/// Canonical padded standard base64, as the x402 headers carry it.
+fn b64_encode(bytes: &[u8]) -> String {
+    base64::Engine::encode(&base64::engine::general_purpose::STANDARD, bytes)
 }

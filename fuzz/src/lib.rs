@@ -16,10 +16,10 @@ use std::task::{Context, Poll};
 use bytes::Bytes;
 use futures_core::Stream;
 use serde_json::{Map, Value, json};
-use terms::fetch::{Body, Fetch, FetchError, Request, Response};
-use terms::local::LocalSigner;
-use terms::signer::BoxFuture;
-use terms::{Pairing, Signature, Signer, SignerError, SigningRequest};
+use terms::{Body, Fetch, FetchError, Request, Response};
+use terms::LocalSigner;
+use terms::BoxFuture;
+use terms::{Pairing, Answer, Signer, SignerError, SigningRequest};
 
 /// The byte between the parts of an input.
 pub const SEP: u8 = 0xFF;
@@ -127,7 +127,7 @@ impl Fixture {
     pub fn options(&self) -> terms::Options {
         terms::Options::new()
             .clock(terms::FixedClock(self.now))
-            .ids(terms::env::CountingIds::default())
+            .ids(terms::CountingIds::default())
             .inputs(self.inputs.clone())
     }
 
@@ -284,7 +284,7 @@ impl Reply {
             let Some((name, value)) = line.split_once(':') else { continue };
             let value = value.strip_prefix(' ').unwrap_or(value);
             if name.eq_ignore_ascii_case("payment-required-json") {
-                headers.push(("PAYMENT-REQUIRED".to_owned(), terms::codec::b64_encode(value.as_bytes())));
+                headers.push(("PAYMENT-REQUIRED".to_owned(), b64_encode(value.as_bytes())));
             } else {
                 headers.push((name.to_owned(), value.to_owned()));
             }
@@ -465,12 +465,12 @@ impl Signer for CountingSigner {
         &self.account
     }
 
-    fn sign<'a>(&'a self, request: &'a SigningRequest) -> BoxFuture<'a, Result<Signature, SignerError>> {
+    fn sign<'a>(&'a self, request: &'a SigningRequest) -> BoxFuture<'a, Result<Answer, SignerError>> {
         self.calls.fetch_add(1, Ordering::SeqCst);
         self.requests.lock().unwrap().push(request.clone());
         let answer = match &self.answer {
-            Some(a) => Ok(Signature::new(a.clone())),
-            None => self.sign_one(request).map(Signature::new),
+            Some(a) => Ok(Answer::new(a.clone())),
+            None => self.sign_one(request).map(Answer::new),
         };
         Box::pin(async move { answer })
     }
@@ -510,9 +510,14 @@ pub fn real_hold() -> &'static terms::ChannelHold {
         let t = paused()
             .block_on(terms::transact(&f.doc, f.pairing(), &f.signer(), &fetch, &f.options()))
             .expect("the fixture opens a channel");
-        let terms::Transaction::Signed(t) = t else { panic!("not signed") };
+        let terms::TransactOutcome::Signed(t) = t else { panic!("not signed") };
         let opening = t.signed.expect("an opening").to_value();
         let hold = terms::open_channel(&f.atr, &opening, f.pairing(), t.landed.as_ref()).expect("held");
         terms::record_charge(&hold, "1000").expect("recorded")
     })
+}
+
+/// Canonical padded standard base64, as the x402 headers carry it.
+fn b64_encode(bytes: &[u8]) -> String {
+    base64::Engine::encode(&base64::engine::general_purpose::STANDARD, bytes)
 }

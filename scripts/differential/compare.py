@@ -39,7 +39,7 @@ What is normalised, and why (nothing else is):
     the crate holds it as null. So Infinity, -Infinity and NaN tokens become null, only when the texts differ.
 
 Excluded classes (each a documented deliberate difference of the crate, counted and listed but not failed):
- - A finish given several answers: the crate's `finish` takes `answers: &[Signature]`, one per step, where the
+ - A finish given several answers: the crate's `finish` takes `answers: &[Answer]`, one per step, where the
    reference takes one answer bare or a list. The reference cannot tell a batch's one answer (a list) from two step
    answers; the crate can, so a case handing the crate several answers where the built pairings take one is not
    comparable. Only a difference in such a finish call is excluded.
@@ -194,7 +194,7 @@ def excluded(case, path):
     if path and path[0] == "finish" and len(path) > 1 and isinstance(path[1], int):
         call = case.get("finish", [])[path[1]]
         if len(call.get("answers", [])) >= 2:
-            return "finish given several answers (the crate's answers: &[Signature] typed form)"
+            return "finish given several answers (the crate's answers: &[Answer] typed form)"
     return None
 
 

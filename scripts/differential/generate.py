@@ -6,7 +6,7 @@ only; the same seed and count give the same bytes.
 
 A case names its pairing, the clock (`now`), the document, the account and the buyer's inputs, the routes the fetch
 answers (the ATR link and, for a pairing whose payment is no public proof, the agreement URL), the `finish` calls to
-make with the confirmed payment (each a list of answers, the crate's `&[Signature]`; the reference gets none, the one
+make with the confirmed payment (each a list of answers, the crate's `&[Answer]`; the reference gets none, the one
 answer bare, or the list), the `check` calls, and whether to `transact` and with which wallet. Runners:
 examples/differential.rs (the crate) and scripts/differential/peer.py (the reference)."""
 

@@ -23,7 +23,7 @@ use crate::json::Member;
 use crate::link::{is_https_link, link_reason};
 use crate::pairing::{ChooseContext, Chosen, Completed, Completion, Pairing, Unsigned, choose_with_inputs, namespace};
 use crate::refusal::{Reason, Refusal};
-use crate::signer::{Signature, Signer, SigningRequest};
+use crate::signer::{Answer, Signer, SigningRequest};
 
 #[cfg_attr(not(feature = "x402"), allow(unused_imports, reason = "for the agreement exchange, which needs x402"))]
 pub(crate) use atr::{IDENTITY, declared_over, is_identity, read_capped, trim_http};
@@ -75,7 +75,7 @@ pub(crate) fn first_request(pairing: &dyn Pairing, chosen: &Chosen, bytes: &[u8]
 }
 
 /// The answers as the reference passes them: one answer bare, several as a list.
-fn answers_json(answers: &[Signature]) -> Value {
+fn answers_json(answers: &[Answer]) -> Value {
     match answers {
         [one] => one.as_json().clone(),
         many => Value::Array(many.iter().map(|a| a.as_json().clone()).collect()),
@@ -155,7 +155,7 @@ pub async fn confirm(
 /// Rebuilds the payment from `chosen` and the bytes, joins the signer's answers (in order; none where the build is
 /// itself the payment), and returns the payment only when the pairing reads the hash of these bytes back from it.
 /// The hash is always recomputed from `bytes`: a hash the caller holds is never trusted.
-pub fn finish(bytes: &[u8], chosen: &Chosen, answers: &[Signature], pairing: &dyn Pairing) -> Result<Finish, Declined> {
+pub fn finish(bytes: &[u8], chosen: &Chosen, answers: &[Answer], pairing: &dyn Pairing) -> Result<Finish, Declined> {
     finishing(bytes, chosen, answers, pairing).map_err(|f| f.declined)
 }
 
@@ -182,7 +182,7 @@ impl Unfinished {
 fn finishing(
     bytes: &[u8],
     chosen: &Chosen,
-    answers: &[Signature],
+    answers: &[Answer],
     pairing: &dyn Pairing,
 ) -> Result<Finish, Unfinished> {
     if bytes.len() > MAX_ATR_BYTES {
@@ -298,7 +298,7 @@ pub(crate) async fn sign_steps(
         };
     };
     let moves = pairing.moves(&first);
-    let mut answers: Vec<Signature> = Vec::with_capacity(MAX_STEPS);
+    let mut answers: Vec<Answer> = Vec::with_capacity(MAX_STEPS);
     let mut request = first;
     for _ in 0..MAX_STEPS {
         match signer.sign(&request).await {

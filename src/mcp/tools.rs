@@ -20,8 +20,8 @@ use crate::gate::{
 };
 use crate::hash::{AtrHash, hash_equals};
 use crate::pairing::{ChannelHold, Chosen, Pairing, Refund};
-use crate::signer::{Signature, Signer, SigningRequest};
-use crate::transact::{Transaction, transact};
+use crate::signer::{Answer, Signer, SigningRequest};
+use crate::transact::{TransactOutcome, transact};
 
 /// Why a call did not succeed: a result to return with `isError`, or arguments that fail the schema.
 pub(crate) enum Fail {
@@ -244,14 +244,14 @@ fn to_json<T: serde::Serialize>(value: &T) -> Value {
 /// The wallet's answers, read as the reference's pieces read them: `null` is none; the answer to a `batch` request is
 /// one list (an answer per request in the batch, signed in one step); otherwise a list is every answer so far, in
 /// order, and any other value is the one answer.
-fn signature_answers(signature: &Value, first: Option<&SigningRequest>) -> Vec<Signature> {
+fn signature_answers(signature: &Value, first: Option<&SigningRequest>) -> Vec<Answer> {
     match signature {
         Value::Null => Vec::new(),
         Value::Array(_) if matches!(first, Some(SigningRequest::Batch { .. })) => {
-            vec![Signature::new(signature.clone())]
+            vec![Answer::new(signature.clone())]
         }
-        Value::Array(items) => items.iter().cloned().map(Signature::new).collect(),
-        one => vec![Signature::new(one.clone())],
+        Value::Array(items) => items.iter().cloned().map(Answer::new).collect(),
+        one => vec![Answer::new(one.clone())],
     }
 }
 
@@ -460,12 +460,12 @@ async fn atr_transact(options: &BuyerOptions, args: &Args<'_>, cancel: Cancellat
     let signer: &dyn Signer = signer.as_ref();
     let mut out = Map::new();
     match transact(args.value("document"), pairing, signer, options.fetch.as_ref(), &gate).await? {
-        Transaction::ToApprove(t) => {
+        TransactOutcome::ToApprove(t) => {
             out.insert("atrHash".into(), to_json(&t.h));
             out.insert("atr".into(), atr_json(&t.bytes));
             out.insert("approve".into(), to_json(&t.approve));
         }
-        Transaction::Signed(t) => {
+        TransactOutcome::Signed(t) => {
             out.insert("atrHash".into(), to_json(&t.h));
             out.insert("atr".into(), atr_json(&t.bytes));
             let signed = t.signed.as_ref().map_or(Value::Null, crate::Payment::to_value);

@@ -16,7 +16,7 @@ use crate::hash::AtrHash;
 use crate::json::Member;
 use crate::payment::Payment;
 use crate::refusal::Refusal;
-use crate::signer::{Signature, SigningRequest};
+use crate::signer::{Answer, SigningRequest};
 
 pub use channel::{Batch, Channel, ChannelHold, ChannelKind, ChannelRef, Refund, WithinArgs, WithinPlan};
 pub use inputs::{InputFormat, InputSpec, InputType, check_inputs, check_specs, choose_with_inputs};
@@ -75,8 +75,11 @@ impl Offer<'_> {
 pub struct Chosen {
     /// The pairing id.
     pub pairing: String,
-    /// The pairing's build input.
-    pub choice: Map<String, Value>,
+    /// The pairing's own input to its build (the seller's document, the option chosen, the payer, the time, the
+    /// buyer's inputs it keeps): opaque to the caller, and written `choice` in JSON. What it would pay is
+    /// [`Pairing::quote`]'s answer; never read an amount out of this map.
+    #[serde(rename = "choice")]
+    pub build_input: Map<String, Value>,
     /// The payment's own id (the x402 payment-identifier), 32 characters of `[A-Za-z0-9_-]`.
     #[serde(rename = "ref")]
     pub reference: String,
@@ -107,7 +110,7 @@ pub trait Unsigned: Send + Sync {
 
     /// Joins the signer's answers so far (in order; empty when `request` is `None`) into the payment, or names the
     /// next request of a payment signed in steps.
-    fn complete(&self, answers: &[Signature], chosen: &Chosen) -> Result<Completion<'_>, Refusal>;
+    fn complete(&self, answers: &[Answer], chosen: &Chosen) -> Result<Completion<'_>, Refusal>;
 }
 
 /// A completed payment as its pairing built it: read member by member (the gate hands it to the pairing's own

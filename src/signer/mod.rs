@@ -47,9 +47,9 @@ impl SigningRequest {
 /// a list for a `batch`. Byte strings are `0x` hex unless the kind names another form.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(transparent)]
-pub struct Signature(Value);
+pub struct Answer(Value);
 
-impl Signature {
+impl Answer {
     /// The answer with this JSON.
     pub fn new(value: Value) -> Self {
         Self(value)
@@ -71,19 +71,19 @@ impl Signature {
     }
 }
 
-impl From<Value> for Signature {
+impl From<Value> for Answer {
     fn from(value: Value) -> Self {
         Self(value)
     }
 }
 
-impl From<String> for Signature {
+impl From<String> for Answer {
     fn from(value: String) -> Self {
         Self(Value::String(value))
     }
 }
 
-impl From<&str> for Signature {
+impl From<&str> for Answer {
     fn from(value: &str) -> Self {
         Self(Value::String(value.to_owned()))
     }
@@ -108,14 +108,14 @@ pub trait Signer: Send + Sync {
     fn account(&self) -> &str;
 
     /// Signs the request.
-    fn sign<'a>(&'a self, request: &'a SigningRequest) -> BoxFuture<'a, Result<Signature, SignerError>>;
+    fn sign<'a>(&'a self, request: &'a SigningRequest) -> BoxFuture<'a, Result<Answer, SignerError>>;
 }
 
 impl<S: Signer + ?Sized> Signer for std::sync::Arc<S> {
     fn account(&self) -> &str {
         (**self).account()
     }
-    fn sign<'a>(&'a self, request: &'a SigningRequest) -> BoxFuture<'a, Result<Signature, SignerError>> {
+    fn sign<'a>(&'a self, request: &'a SigningRequest) -> BoxFuture<'a, Result<Answer, SignerError>> {
         (**self).sign(request)
     }
 }
@@ -124,7 +124,7 @@ impl<S: Signer + ?Sized> Signer for &S {
     fn account(&self) -> &str {
         (**self).account()
     }
-    fn sign<'a>(&'a self, request: &'a SigningRequest) -> BoxFuture<'a, Result<Signature, SignerError>> {
+    fn sign<'a>(&'a self, request: &'a SigningRequest) -> BoxFuture<'a, Result<Answer, SignerError>> {
         (**self).sign(request)
     }
 }

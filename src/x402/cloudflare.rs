@@ -16,7 +16,7 @@ use crate::hash::AtrHash;
 use crate::json::Member;
 use crate::pairing::{Advertised, ChooseContext, Chosen, Completion, InputSpec, Offer, Pairing, Quote, Unsigned};
 use crate::refusal::{Reason, Refusal};
-use crate::signer::{Signature, SigningRequest};
+use crate::signer::{Answer, SigningRequest};
 use crate::x402::batch::SCHEME;
 use crate::x402::{
     Served, accepted_by, amount_of, check_chosen, is_v2, keep_document, legal_context_of, read_with, served_if,
@@ -91,7 +91,7 @@ impl Pairing for Cloudflare {
         let accepted = accepted.ok_or_else(no_option)?;
         let mut choice = Map::new();
         choice.insert("accepted".into(), (*accepted).clone());
-        Ok(Chosen { pairing: ID.into(), choice, reference: ctx.reference.into(), agreement: None })
+        Ok(Chosen { pairing: ID.into(), build_input: choice, reference: ctx.reference.into(), agreement: None })
     }
 
     /// None: the option and the agent's account are all it takes.
@@ -100,7 +100,7 @@ impl Pairing for Cloudflare {
     }
 
     fn quote(&self, chosen: &Chosen) -> Result<Quote, Refusal> {
-        quote(&chosen.choice)
+        quote(&chosen.build_input)
     }
 
     fn keep_document(&self, chosen: &mut Chosen, doc: Cow<'_, Value>) {
@@ -108,7 +108,7 @@ impl Pairing for Cloudflare {
     }
 
     fn build<'a>(&'a self, chosen: &'a Chosen, _atr: &'a [u8], h: &AtrHash) -> Result<Box<dyn Unsigned + 'a>, Refusal> {
-        Ok(Box::new(build(&chosen.choice, h)?))
+        Ok(Box::new(build(&chosen.build_input, h)?))
     }
 
     fn bound(&self, presented: &dyn Member, _landed: Option<&Value>) -> Result<AtrHash, Refusal> {
@@ -178,7 +178,7 @@ impl Unsigned for Payment {
         Ok(None)
     }
 
-    fn complete(&self, _answers: &[Signature], chosen: &Chosen) -> Result<Completion<'_>, Refusal> {
+    fn complete(&self, _answers: &[Answer], chosen: &Chosen) -> Result<Completion<'_>, Refusal> {
         let payment = with_payment_identifier(self.payment.clone(), chosen)?;
         Ok(Completion::Payment { payment: Box::new(payment), landed: None })
     }

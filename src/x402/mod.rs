@@ -285,7 +285,7 @@ pub type Read = fn(&dyn Member) -> Result<AtrHash, Refusal>;
 /// goes into the choice first, under [`DOCUMENT`], where `choose` left it out and `build` reads it (moved where the
 /// caller handed it over, copied where it was lent).
 pub fn keep_document(chosen: &mut Chosen, doc: Cow<'_, Value>) {
-    chosen.choice.shift_insert(0, DOCUMENT.to_owned(), doc.into_owned());
+    chosen.build_input.shift_insert(0, DOCUMENT.to_owned(), doc.into_owned());
 }
 
 impl Member for X402Payment<'_> {
@@ -321,7 +321,7 @@ pub fn echoed_extensions<'a>(
 /// A payment value with its `extensions` replaced by the challenge's as [`echoed_extensions`] writes them for the
 /// chosen payment's id, for a pairing that builds its payment as a JSON value.
 pub fn with_payment_identifier(mut signed: Value, chosen: &Chosen) -> Result<Value, Refusal> {
-    let Some(required) = chosen.choice.member(DOCUMENT).and_then(Value::as_object) else { return Ok(signed) };
+    let Some(required) = chosen.build_input.member(DOCUMENT).and_then(Value::as_object) else { return Ok(signed) };
     if let (Some(Cow::Owned(extensions)), Some(p)) =
         (echoed_extensions(required, Some(&chosen.reference))?, signed.as_object_mut())
     {

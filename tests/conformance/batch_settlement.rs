@@ -4,7 +4,7 @@
 use alloy_sol_types::SolStruct;
 use libtest_mimic::{Failed, Trial};
 use serde_json::{Map, Value, json};
-use terms::local::LocalSigner;
+use terms::LocalSigner;
 use terms::pairing::{Batch, ChannelKind, ChannelRef, Chosen, Refund, Unsigned};
 use terms::x402::channel::WithinOffer;
 use terms::x402::cloudflare;
@@ -94,7 +94,7 @@ fn in_channel(file: &Value, config: &Value, max: &str, refund: Option<Refund>, s
         required: doc_with(file, option),
         accepted: option.clone(),
         channel_config: config.clone(),
-        max_claimable: terms::decimal::parse(max).unwrap(),
+        max_claimable: decimal_parse(max).unwrap(),
         refund,
     };
     terms::x402::evm::batch_channel::build_within(&offer, &fixed_h(file, "H"))
@@ -225,7 +225,7 @@ fn ec1() -> Outcome {
     let reads = x402_pairings().find(|p| p.read(&required).is_ok()).map(|p| p.id());
     eq("pairing", reads, row["expectPairing"].as_str())?;
     // Through the gate: the build is the payment, finished with no answers.
-    let chosen = Chosen { pairing: cloudflare::ID.into(), choice, reference: "r".repeat(32), agreement: None };
+    let chosen = Chosen { pairing: cloudflare::ID.into(), build_input: choice, reference: "r".repeat(32), agreement: None };
     match finish(b"abc", &chosen, &[], &cloudflare::PAIRING) {
         Ok(terms::Finish::Finished(done)) => eq("finished", &done.signed.to_value(), payload),
         other => Err(format!("finish: {other:?}").into()),
@@ -282,7 +282,7 @@ fn agreed(case: &str, want: &Value) -> Outcome {
             let built = opening(&file, option);
             let chosen = Chosen {
                 pairing: evm::ID.into(),
-                choice: choice(&file, option),
+                build_input: choice(&file, option),
                 reference: "r".repeat(32),
                 agreement: None,
             };
@@ -297,7 +297,7 @@ fn agreed(case: &str, want: &Value) -> Outcome {
                 required: doc_with(&file, option),
                 accepted: option.clone(),
                 channel_config: config.clone(),
-                max_claimable: terms::decimal::parse("1000").unwrap(),
+                max_claimable: decimal_parse("1000").unwrap(),
                 refund: None,
             };
             let within = terms::x402::evm::batch_channel::build_within(&offer, &fixed_h(&file, "H")).unwrap();
@@ -355,7 +355,7 @@ fn buyer(row: &Value) -> Outcome {
                 let abc = hex(input["check"][0]["bytesHex"].as_str().unwrap());
                 let (got, _) = transact_serving(&b2["doc"], pairing, Reply::ok(abc), &signer, &options);
                 let signed = match got.map_err(|d| d.detail)? {
-                    terms::Transaction::Signed(t) => t.signed.map(|p| p.to_value()),
+                    terms::TransactOutcome::Signed(t) => t.signed.map(|p| p.to_value()),
                     other => return Err(format!("{other:?}").into()),
                 };
                 eq("transact", signed.as_ref(), Some(&input["presented"]))?;
@@ -420,4 +420,11 @@ pub fn trials() -> Vec<Trial> {
         }
     }
     trials
+}
+
+/// A decimal string of at most 78 digits, as the gate reads amounts.
+fn decimal_parse(text: &str) -> Option<ruint::aliases::U512> {
+    (!text.is_empty() && text.len() <= 78 && text.bytes().all(|b| b.is_ascii_digit()))
+        .then(|| ruint::aliases::U512::from_str_radix(text, 10).ok())
+        .flatten()
 }

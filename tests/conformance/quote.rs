@@ -9,7 +9,7 @@ use std::panic::{AssertUnwindSafe, catch_unwind};
 use libtest_mimic::{Failed, Trial};
 use serde_json::{Map, Value, json};
 use terms::pairing::{ChooseContext, Chosen, check_inputs};
-use terms::{AtrHash, FixedClock, Options, Pairing, Quote, Signature, SigningRequest, atr_hash};
+use terms::{AtrHash, FixedClock, Options, Pairing, Quote, Answer, SigningRequest, atr_hash};
 
 use crate::support::{hex, vectors};
 use crate::{Outcome, eq};
@@ -164,7 +164,7 @@ pub fn trials() -> Vec<Trial> {
 
 /// The option the choice pays, found in the case's own document.
 fn option_of<'a>(case: &'a Case, chosen: &Chosen) -> Result<&'a Value, Failed> {
-    let accepted = &chosen.choice["accepted"];
+    let accepted = &chosen.build_input["accepted"];
     case.doc["accepts"].as_array().unwrap().iter().find(|o| *o == accepted).ok_or_else(|| "no such option".into())
 }
 
@@ -269,7 +269,7 @@ const ERC7710: &[(&str, &str)] =
 
 /// The batch opening's deposit authorization, by its method: where the deposit and the window are signed.
 fn deposit_carried(chosen: &Chosen) -> &'static [(&'static str, &'static str)] {
-    if chosen.choice["accepted"]["extra"]["assetTransferMethod"] == "permit2" {
+    if chosen.build_input["accepted"]["extra"]["assetTransferMethod"] == "permit2" {
         &[
             ("/deposit", "/request/requests/0/typedData/message/permitted/amount"),
             ("/validBefore", "/request/requests/0/typedData/message/deadline"),
@@ -298,7 +298,7 @@ fn placeholder(request: &SigningRequest) -> Value {
 fn build_carries_the_quote(case: &Case, chosen: &Chosen, quote: &Quote) -> Outcome {
     let unsigned = case.pairing.build(chosen, &case.atr, &case.h()).map_err(|r| r.code())?;
     let request = unsigned.request().map_err(|r| r.code())?;
-    let answers: Vec<Signature> = request.iter().map(|r| Signature::new(placeholder(r))).collect();
+    let answers: Vec<Answer> = request.iter().map(|r| Answer::new(placeholder(r))).collect();
     let completed = unsigned.complete(&answers, chosen).map_err(|r| r.code())?;
     let payment = completed.payment_value().ok_or("no payment")?;
     let carried = json!({"request": request, "payment": payment});

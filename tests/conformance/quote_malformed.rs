@@ -68,7 +68,7 @@ fn option_edits() -> Vec<(&'static str, Value)> {
 /// The choice with the chosen option's `member` replaced (or removed, for `None`) in the option and in the document.
 fn with_option_member(chosen: &Chosen, path: &[&str], value: Option<&Value>) -> Chosen {
     let mut c = chosen.clone();
-    let original = c.choice["accepted"].clone();
+    let original = c.build_input["accepted"].clone();
     let edit = |option: &mut Value| {
         let (last, parents) = path.split_last().unwrap();
         let mut at = option;
@@ -81,8 +81,8 @@ fn with_option_member(chosen: &Chosen, path: &[&str], value: Option<&Value>) -> 
             _ => {}
         }
     };
-    edit(c.choice.get_mut("accepted").unwrap());
-    if let Some(accepts) = c.choice.get_mut("required").and_then(|r| r.get_mut("accepts")).and_then(Value::as_array_mut)
+    edit(c.build_input.get_mut("accepted").unwrap());
+    if let Some(accepts) = c.build_input.get_mut("required").and_then(|r| r.get_mut("accepts")).and_then(Value::as_array_mut)
     {
         accepts.iter_mut().filter(|o| **o == original).for_each(edit);
     }
@@ -92,20 +92,20 @@ fn with_option_member(chosen: &Chosen, path: &[&str], value: Option<&Value>) -> 
 /// Every edit of the case's choice, named.
 fn edits(chosen: &Chosen) -> Vec<(String, Chosen)> {
     let mut out = Vec::new();
-    for key in chosen.choice.keys() {
+    for key in chosen.build_input.keys() {
         let mut c = chosen.clone();
-        c.choice.shift_remove(key);
+        c.build_input.shift_remove(key);
         out.push((format!("without {key}"), c));
         for v in odd_values() {
             let mut c = chosen.clone();
-            c.choice.insert(key.clone(), v.clone());
+            c.build_input.insert(key.clone(), v.clone());
             out.push((format!("{key} = {v}"), c));
         }
     }
     for (member, v) in option_edits() {
         out.push((format!("accepted.{member} = {v}"), with_option_member(chosen, &[member], Some(&v))));
     }
-    let option = chosen.choice["accepted"].clone();
+    let option = chosen.build_input["accepted"].clone();
     for member in option.as_object().map(|o| o.keys().cloned().collect::<Vec<_>>()).unwrap_or_default() {
         out.push((format!("accepted without {member}"), with_option_member(chosen, &[&member], None)));
     }
@@ -118,7 +118,7 @@ fn edits(chosen: &Chosen) -> Vec<(String, Chosen)> {
     // The time at the edges of the window's arithmetic: 2^53 − 1, and 2^48 (the escrow's uint48 expiry).
     for now in [json!(9_007_199_254_740_991_u64), json!(281_474_976_710_656_u64), json!(-1)] {
         let mut c = chosen.clone();
-        c.choice.insert("now".into(), now.clone());
+        c.build_input.insert("now".into(), now.clone());
         out.push((format!("now = {now}"), c));
     }
     out
@@ -129,7 +129,7 @@ fn edits(chosen: &Chosen) -> Vec<(String, Chosen)> {
 fn unquotable_cloudflare_amount(case: &Case, chosen: &Chosen, built: &Result<(), String>) -> bool {
     case.pairing.id() == CLOUDFLARE
         && built.is_ok()
-        && chosen.choice["accepted"]["amount"].as_str().is_some_and(|a| a.len() > 78)
+        && chosen.build_input["accepted"]["amount"].as_str().is_some_and(|a| a.len() > 78)
 }
 
 pub(crate) fn malformed_choices_are_refused_alike(case: &Case) -> Outcome {

@@ -13,12 +13,12 @@ use rmcp::service::RunningService;
 use rmcp::transport::TokioChildProcess;
 use rmcp::{RoleClient, ServiceExt};
 use serde_json::{Map, Value, json};
-use terms::env::CountingIds;
-use terms::fetch::{Fetch, FetchError, Request, Response};
+use terms::CountingIds;
+use terms::{Fetch, FetchError, Request, Response};
 use terms::http::HttpFetch;
 use terms::json::to_js_string;
 use terms::mcp::{BuyerOptions, BuyerServer, buyer_server};
-use terms::signer::BoxFuture;
+use terms::BoxFuture;
 use terms::{FixedClock, Options};
 use tokio::io::{AsyncReadExt, AsyncWriteExt};
 use tokio::net::TcpListener;
@@ -43,7 +43,7 @@ pub fn bytes(name: &str) -> Vec<u8> {
 }
 
 pub fn b64(bytes: &[u8]) -> String {
-    terms::codec::b64_encode(bytes)
+    b64_encode(bytes)
 }
 
 pub fn doc() -> Value {
@@ -414,4 +414,9 @@ pub fn doc_with_link(link: &str) -> Value {
     let mut d = doc();
     d["extensions"]["legalContext"]["info"]["legalContextUrl"] = json!(link);
     d
+}
+
+/// Canonical padded standard base64, as the x402 headers carry it.
+fn b64_encode(bytes: &[u8]) -> String {
+    base64::Engine::encode(&base64::engine::general_purpose::STANDARD, bytes)
 }

@@ -22,13 +22,13 @@ use alloy_primitives::{Address, U256};
 use bytes::Bytes;
 use futures_core::Stream;
 use serde_json::{Map, Value, json};
-use terms::fetch::{Body, Fetch, FetchError, Request, Response};
+use terms::{Body, Fetch, FetchError, Request, Response};
 use terms::json::Member;
-use terms::local::LocalSigner;
+use terms::LocalSigner;
 use terms::pairing::{Advertised, ChooseContext, Chosen, Unsigned};
 use terms::rail::evm::delegation::{self, abi};
-use terms::signer::BoxFuture;
-use terms::{AtrHash, Pairing, Refusal, Signature, Signer, SignerError, SigningRequest};
+use terms::BoxFuture;
+use terms::{AtrHash, Pairing, Refusal, Answer, Signer, SignerError, SigningRequest};
 
 pub mod net;
 pub mod world;
@@ -282,7 +282,7 @@ impl CountingSigner {
 
 impl CountingSigner {
     /// One request's answer: a batch answered in order, each voucher by the voucher key where there is one.
-    async fn answer(&self, request: &SigningRequest) -> Result<Signature, SignerError> {
+    async fn answer(&self, request: &SigningRequest) -> Result<Answer, SignerError> {
         let key_of = |r: &SigningRequest| match (r, &self.voucher) {
             (SigningRequest::Eip712 { typed_data }, Some(v)) if typed_data.primary_type == "Voucher" => v.clone(),
             _ => self.inner.clone(),
@@ -293,11 +293,11 @@ impl CountingSigner {
                 for r in requests {
                     out.push(key_of(r).sign(r).await?.into_json());
                 }
-                Ok(Signature::new(Value::Array(out)))
+                Ok(Answer::new(Value::Array(out)))
             }
             SigningRequest::Erc7710(fields) if self.delegation.is_some() => {
                 let leaf = self.delegation.as_deref().unwrap();
-                delegation_answer(&self.inner, fields, leaf_delegate(leaf), leaf_caveats(leaf)).map(Signature::new)
+                delegation_answer(&self.inner, fields, leaf_delegate(leaf), leaf_caveats(leaf)).map(Answer::new)
             }
             other => key_of(other).sign(other).await,
         }
@@ -356,12 +356,12 @@ impl Signer for CountingSigner {
     fn account(&self) -> &str {
         &self.account
     }
-    fn sign<'a>(&'a self, request: &'a SigningRequest) -> BoxFuture<'a, Result<Signature, SignerError>> {
+    fn sign<'a>(&'a self, request: &'a SigningRequest) -> BoxFuture<'a, Result<Answer, SignerError>> {
         self.calls.lock().unwrap().push(request.clone());
         Box::pin(async move {
             let answer = match &self.mode {
                 Mode::Reject => return Err(SignerError::new("refused")),
-                Mode::Answer(a) => Signature::new(a.clone()),
+                Mode::Answer(a) => Answer::new(a.clone()),
                 Mode::Sign => self.answer(request).await?,
             };
             self.answers.lock().unwrap().push(answer.as_json().clone());
@@ -469,7 +469,7 @@ impl Buyer {
         CountingSigner::new(self.v["payerKey"].as_str().unwrap(), &self.account())
     }
     pub fn options(&self) -> terms::Options {
-        terms::Options::new().clock(terms::FixedClock(self.now())).ids(terms::env::CountingIds::default())
+        terms::Options::new().clock(terms::FixedClock(self.now())).ids(terms::CountingIds::default())
     }
     pub fn agreement(&self, key: &str) -> Value {
         self.v["agreement"][key].clone()

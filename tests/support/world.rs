@@ -16,11 +16,10 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use serde_json::{Value, json};
-use terms::codec::{b64_decode, b64_encode};
 use terms::json::{parse, to_js_string};
 use terms::x402::evm::eip3009;
 use terms::{
-    DeclineCode, Declined, MAX_ATR_BYTES, Options, Pairing, Signer, ToApprove, Transaction, atr_hash, transact,
+    DeclineCode, Declined, MAX_ATR_BYTES, Options, Pairing, Signer, ToApprove, TransactOutcome, atr_hash, transact,
 };
 use tokio::time::Instant;
 
@@ -99,14 +98,14 @@ impl World {
         Self { b, net, atr, api, fetch, signer, pairing: no_proof(&url), url, start: Instant::now() }
     }
 
-    pub async fn transact_with(&self, signer: &dyn Signer, options: &Options) -> Result<Transaction, Declined> {
+    pub async fn transact_with(&self, signer: &dyn Signer, options: &Options) -> Result<TransactOutcome, Declined> {
         transact(&self.b.doc(), &self.pairing, signer, &self.fetch, options).await
     }
 
     /// The first call: one unpaid request answered 402, the payment handed back for approval, nothing signed.
     pub async fn to_approve(&self) -> ToApprove {
         let got = self.transact_with(&self.signer, &self.b.options()).await;
-        let Ok(Transaction::ToApprove(t)) = got else { panic!("expected an approval, got {got:?}") };
+        let Ok(TransactOutcome::ToApprove(t)) = got else { panic!("expected an approval, got {got:?}") };
         assert_eq!(self.signer.count(), 0, "signed before approval");
         assert_eq!(self.api.count(), 1, "unpaid requests");
         assert_eq!(t.approve.option, self.b.agreement("option"));
@@ -115,14 +114,14 @@ impl World {
     }
 
     /// Both calls: approval, then the approved payment with these options added.
-    pub async fn pay_with(&mut self, add: impl FnOnce(Options) -> Options) -> Result<Transaction, Declined> {
+    pub async fn pay_with(&mut self, add: impl FnOnce(Options) -> Options) -> Result<TransactOutcome, Declined> {
         let t = self.to_approve().await;
         self.start = Instant::now();
         let options = add(self.b.options().approved(t.approve));
         self.transact_with(&self.signer, &options).await
     }
 
-    pub async fn pay(&mut self) -> Result<Transaction, Declined> {
+    pub async fn pay(&mut self) -> Result<TransactOutcome, Declined> {
         self.pay_with(|o| o).await
     }
 
@@ -159,7 +158,7 @@ impl World {
 
     /// After sending: one signer call (the agreement's, never the main payment), the decline as given, and `moved`
     /// holding the very payment the server received in each of `paid` identical requests.
-    pub fn assert_kept(&self, got: &Result<Transaction, Declined>, code: DeclineCode, detail: &str, paid: usize) {
+    pub fn assert_kept(&self, got: &Result<TransactOutcome, Declined>, code: DeclineCode, detail: &str, paid: usize) {
         let Err(d) = got else { panic!("expected {code}, got {got:?}") };
         assert_eq!((d.code, d.detail.as_str()), (code, detail), "decline");
         self.assert_one_agreement_call();
@@ -182,7 +181,7 @@ impl World {
 
     /// Before sending: no payment left, the decline as given, the signer called `signs` times (0, or 1 for the
     /// agreement).
-    pub fn assert_unsent(&self, got: &Result<Transaction, Declined>, code: DeclineCode, detail: &str, signs: usize) {
+    pub fn assert_unsent(&self, got: &Result<TransactOutcome, Declined>, code: DeclineCode, detail: &str, signs: usize) {
         let Err(d) = got else { panic!("expected {code}, got {got:?}") };
         assert_eq!((d.code, d.detail.as_str()), (code, detail), "decline");
         assert!(d.moved.is_none(), "moved: {:?}", d.moved);
@@ -197,8 +196,8 @@ impl World {
 
     /// The receipt in hand: two signer calls, the agreement's then the main payment's, and `paid` identical paid
     /// requests.
-    pub fn assert_agreed(&self, got: &Result<Transaction, Declined>, paid: usize) {
-        let Ok(Transaction::Signed(t)) = got else { panic!("expected a payment, got {got:?}") };
+    pub fn assert_agreed(&self, got: &Result<TransactOutcome, Declined>, paid: usize) {
+        let Ok(TransactOutcome::Signed(t)) = got else { panic!("expected a payment, got {got:?}") };
         let receipt = serde_json::to_value(t.agreement.as_ref().expect("receipt")).unwrap();
         assert_eq!(receipt, self.b.agreement("receipt"));
         let calls = self.signer.calls();
@@ -288,7 +287,7 @@ impl Atr {
     }
 
     /// One `transact`.
-    pub async fn transact(&self) -> Result<Transaction, Declined> {
+    pub async fn transact(&self) -> Result<TransactOutcome, Declined> {
         transact(&self.doc, eip3009(), &self.signer, &self.fetch, &self.b.options()).await
     }
 
@@ -301,7 +300,7 @@ impl Atr {
     }
 
     /// Declined as given, nothing signed, one GET.
-    pub fn declined(&self, got: &Result<Transaction, Declined>, code: DeclineCode, detail: &str) {
+    pub fn declined(&self, got: &Result<TransactOutcome, Declined>, code: DeclineCode, detail: &str) {
         let Err(d) = got else { panic!("expected {code}, got {}", summary(got)) };
         assert_eq!((d.code, d.detail.as_str()), (code, detail));
         assert!(d.moved.is_none());
@@ -310,8 +309,8 @@ impl Atr {
     }
 
     /// Paid for exactly `bytes`: one signer call, whose nonce is their hash.
-    pub fn paid_for(&self, got: &Result<Transaction, Declined>, bytes: &[u8]) {
-        let Ok(Transaction::Signed(t)) = got else { panic!("expected a payment, got {}", summary(got)) };
+    pub fn paid_for(&self, got: &Result<TransactOutcome, Declined>, bytes: &[u8]) {
+        let Ok(TransactOutcome::Signed(t)) = got else { panic!("expected a payment, got {}", summary(got)) };
         assert!(t.bytes == bytes, "paid for {} other bytes", t.bytes.len());
         assert_eq!(t.h, atr_hash(bytes));
         assert_eq!(
@@ -331,10 +330,10 @@ impl Atr {
 }
 
 /// A transaction's outcome in a line: its bodies can be a MiB long.
-pub fn summary(got: &Result<Transaction, Declined>) -> String {
+pub fn summary(got: &Result<TransactOutcome, Declined>) -> String {
     match got {
-        Ok(Transaction::Signed(t)) => format!("a payment for {} bytes hashing to {}", t.bytes.len(), t.h.to_hex()),
-        Ok(Transaction::ToApprove(t)) => format!("an agreement payment to approve at {}", t.approve.url),
+        Ok(TransactOutcome::Signed(t)) => format!("a payment for {} bytes hashing to {}", t.bytes.len(), t.h.to_hex()),
+        Ok(TransactOutcome::ToApprove(t)) => format!("an agreement payment to approve at {}", t.approve.url),
         Err(d) => format!("{} {:?} (moved: {})", d.code, d.detail, d.moved.is_some()),
         Ok(_) => "another transaction".to_owned(),
     }
@@ -353,4 +352,15 @@ pub fn advertising(bytes: &[u8]) -> Value {
     let mut doc = Buyer::load().doc();
     doc["extensions"]["legalContext"]["info"]["value"] = json!(atr_hash(bytes).to_hex());
     doc
+}
+
+/// Canonical padded standard base64, as the x402 headers carry it.
+fn b64_encode(bytes: &[u8]) -> String {
+    base64::Engine::encode(&base64::engine::general_purpose::STANDARD, bytes)
+}
+
+/// The bytes of canonical padded standard base64; `None` for anything else.
+fn b64_decode(text: &str) -> Option<Vec<u8>> {
+    let bytes = base64::Engine::decode(&base64::engine::general_purpose::STANDARD, text).ok()?;
+    (b64_encode(&bytes) == text).then_some(bytes)
 }

@@ -5,7 +5,6 @@
 use std::path::{Path, PathBuf};
 
 use serde_json::{Value, json};
-use terms::codec::b64_encode;
 use terms::json::to_js_string;
 use terms::{Finish, Signer};
 use terms_fuzz::{Reply, buyer, buyer_atr, confirmed, fixture, fixtures, join, paused, real_hold, vector_file};
@@ -118,7 +117,7 @@ fn main() {
                 continue;
             }
         };
-        let got = terms::finish(&c.bytes, &c.chosen, &[terms::Signature::new(answer.clone())], f.pairing());
+        let got = terms::finish(&c.bytes, &c.chosen, &[terms::Answer::new(answer.clone())], f.pairing());
         assert!(matches!(got, Ok(Finish::Finished(_))), "{}: the seed answer finishes: {got:?}", f.id);
         put("finish", &name, &[&[i][..], js(&answer).as_bytes()].concat());
     }
@@ -171,4 +170,9 @@ fn main() {
     put("mcp", "no-arguments", &[8u8]);
 
     println!("wrote {count} seeds under {}", dir.display());
+}
+
+/// Canonical padded standard base64, as the x402 headers carry it.
+fn b64_encode(bytes: &[u8]) -> String {
+    base64::Engine::encode(&base64::engine::general_purpose::STANDARD, bytes)
 }

@@ -27,7 +27,7 @@ use crate::pairing::{
 use crate::rail::evm::eip3009::{Eip3009Token, eip3009_message, eip3009_typed_data};
 use crate::rail::evm::{chain_id_of, is_address, object, types, uint256_of};
 use crate::refusal::{Reason, Refusal};
-use crate::signer::{Signature, SigningRequest, TypedData};
+use crate::signer::{Answer, SigningRequest, TypedData};
 use crate::x402::batch::{SCHEME, is_delay, is_hex_signature, payable, payload_of, u128_of};
 use crate::x402::{
     Served, X402Payment, check_chosen, first_on_network, keep_document, read_with, served_if, timeout_seconds,
@@ -173,7 +173,7 @@ impl Pairing for BatchSettlement {
         choice.insert("payerAuthorizer".into(), authorizer.clone());
         choice.insert("deposit".into(), Value::String(decimal::format(deposit)));
         choice.insert("authSalt".into(), salt);
-        Ok(Chosen { pairing: ID.into(), choice, reference: ctx.reference.into(), agreement: None })
+        Ok(Chosen { pairing: ID.into(), build_input: choice, reference: ctx.reference.into(), agreement: None })
     }
 
     fn inputs(&self) -> &'static [InputSpec] {
@@ -181,7 +181,7 @@ impl Pairing for BatchSettlement {
     }
 
     fn quote(&self, chosen: &Chosen) -> Result<Quote, Refusal> {
-        quote(&chosen.choice)
+        quote(&chosen.build_input)
     }
 
     fn keep_document(&self, chosen: &mut Chosen, doc: Cow<'_, Value>) {
@@ -189,7 +189,7 @@ impl Pairing for BatchSettlement {
     }
 
     fn build<'a>(&'a self, chosen: &'a Chosen, _atr: &'a [u8], h: &AtrHash) -> Result<Box<dyn Unsigned + 'a>, Refusal> {
-        Ok(Box::new(build(&chosen.choice, h)?))
+        Ok(Box::new(build(&chosen.build_input, h)?))
     }
 
     fn bound(&self, presented: &dyn Member, _landed: Option<&Value>) -> Result<AtrHash, Refusal> {
@@ -398,7 +398,7 @@ pub fn build(choice: &Map<String, Value>, h: &AtrHash) -> Result<Opening, Refusa
 }
 
 /// The answers of a batch as a list of strings, one per request; `x402/signature-malformed` for anything else.
-fn batch_answers(answers: &[Signature], count: usize) -> Result<Vec<&str>, Refusal> {
+fn batch_answers(answers: &[Answer], count: usize) -> Result<Vec<&str>, Refusal> {
     let malformed = || Refusal::x402(Reason::SignatureMalformed);
     let [answer] = answers else { return Err(malformed()) };
     let list = answer.as_json().as_array().filter(|l| l.len() == count).ok_or_else(malformed)?;
@@ -410,7 +410,7 @@ impl Unsigned for Opening {
         Ok(Some(SigningRequest::Batch { requests: self.requests.clone() }))
     }
 
-    fn complete(&self, answers: &[Signature], chosen: &Chosen) -> Result<Completion<'_>, Refusal> {
+    fn complete(&self, answers: &[Answer], chosen: &Chosen) -> Result<Completion<'_>, Refusal> {
         let list = batch_answers(answers, self.requests.len())?;
         let [deposit_sig, voucher_sig] = list.as_slice() else {
             return Err(Refusal::x402(Reason::SignatureMalformed));

@@ -16,7 +16,7 @@ use crate::pairing::{Advertised, ChooseContext, Chosen, Completion, InputSpec, P
 use crate::rail::evm::eip3009::{Eip3009Token, Eip3009Values, eip3009_message, eip3009_typed_data};
 use crate::rail::evm::{chain_id_of, is_address, uint256_of};
 use crate::refusal::{Reason, Refusal};
-use crate::signer::{Signature, SigningRequest, TypedData};
+use crate::signer::{Answer, SigningRequest, TypedData};
 use crate::x402::{
     Served, X402Payment, accepted_by, amount_of, check_chosen, is_v2, keep_document, read_with, served_if,
     timeout_seconds,
@@ -108,7 +108,7 @@ impl Pairing for Eip3009 {
     }
 
     fn quote(&self, chosen: &Chosen) -> Result<Quote, Refusal> {
-        quote(&chosen.choice)
+        quote(&chosen.build_input)
     }
 
     fn keep_document(&self, chosen: &mut Chosen, doc: Cow<'_, Value>) {
@@ -116,7 +116,7 @@ impl Pairing for Eip3009 {
     }
 
     fn build<'a>(&'a self, chosen: &'a Chosen, _atr: &'a [u8], h: &AtrHash) -> Result<Box<dyn Unsigned + 'a>, Refusal> {
-        Ok(Box::new(build(&chosen.choice, h)?))
+        Ok(Box::new(build(&chosen.build_input, h)?))
     }
 
     fn bound(&self, presented: &dyn Member, _landed: Option<&Value>) -> Result<AtrHash, Refusal> {
@@ -215,7 +215,7 @@ impl Unsigned for Authorization<'_> {
         Ok(Some(SigningRequest::Eip712 { typed_data: self.typed_data() }))
     }
 
-    fn complete(&self, answers: &[Signature], chosen: &Chosen) -> Result<Completion<'_>, Refusal> {
+    fn complete(&self, answers: &[Answer], chosen: &Chosen) -> Result<Completion<'_>, Refusal> {
         let malformed = || Refusal::x402(Reason::SignatureMalformed);
         let [answer] = answers else { return Err(malformed()) };
         let signature = answer.as_str().filter(|s| is_hex(s)).ok_or_else(malformed)?;

@@ -14,7 +14,7 @@ use crate::pairing::{Chosen, Completion, Unsigned};
 use crate::rail::evm::delegation::MAX_CONTEXT_BYTES;
 use crate::rail::evm::is_address;
 use crate::refusal::{Reason, Refusal};
-use crate::signer::{Fields, Signature, SigningRequest};
+use crate::signer::{Fields, Answer, SigningRequest};
 use crate::x402::{LEGAL_CONTEXT, X402Payment, legal_context_info};
 
 /// The pairing id.
@@ -60,7 +60,7 @@ impl Unsigned for DelegationRequest {
 
     /// The payment for an answer `{delegationManager, permissionContext, delegator}` of strings: two addresses and
     /// `0x` hex of at most 32 KiB, carried as given.
-    fn complete(&self, answers: &[Signature], chosen: &Chosen) -> Result<Completion<'_>, Refusal> {
+    fn complete(&self, answers: &[Answer], chosen: &Chosen) -> Result<Completion<'_>, Refusal> {
         let malformed = || Refusal::x402(Reason::SignatureMalformed);
         let [answer] = answers else { return Err(malformed()) };
         let answer = answer.as_json().as_object().ok_or_else(malformed)?;

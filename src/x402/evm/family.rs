@@ -16,7 +16,7 @@ use crate::pairing::{Advertised, ChooseContext, Chosen, Completion, InputSpec, P
 use crate::rail::evm::escrow::{self, deployment_of};
 use crate::rail::evm::{chain_id_of, is_address, uint256_of};
 use crate::refusal::{Reason, Refusal};
-use crate::signer::{Signature, SigningRequest, TypedData};
+use crate::signer::{Answer, SigningRequest, TypedData};
 use crate::x402::{
     Read, Served, X402Payment, accepted_by, amount_of, check_chosen, first_on_network, is_v2, keep_document, read_with,
     timeout_seconds,
@@ -279,7 +279,7 @@ pub(crate) fn choose_for(id: &str, read: &Advertised<'_>, ctx: &ChooseContext<'_
     choice.insert("accepted".into(), accepted.clone());
     choice.insert("from".into(), Value::String(from));
     choice.insert("now".into(), Value::from(ctx.now));
-    Ok(Chosen { pairing: id.into(), choice, reference: ctx.reference.into(), agreement: None })
+    Ok(Chosen { pairing: id.into(), build_input: choice, reference: ctx.reference.into(), agreement: None })
 }
 
 /// The choice, checked: the payer, the chain, the amount, the `now + maxTimeoutSeconds` bound, and for auth-capture
@@ -422,7 +422,7 @@ impl Unsigned for Signed {
     }
 
     /// The payload with the signature first: a hex signature of 65 bytes to 8 KiB.
-    fn complete(&self, answers: &[Signature], chosen: &Chosen) -> Result<Completion<'_>, Refusal> {
+    fn complete(&self, answers: &[Answer], chosen: &Chosen) -> Result<Completion<'_>, Refusal> {
         let malformed = || Refusal::x402(Reason::SignatureMalformed);
         let [answer] = answers else { return Err(malformed()) };
         if !is_signature(Some(answer.as_json()), MIN_SIGNED_BYTES) {
@@ -485,7 +485,7 @@ impl<U: Unsigned + 'static> Pairing for FamilyPairing<U> {
     }
 
     fn quote(&self, chosen: &Chosen) -> Result<Quote, Refusal> {
-        quote(self.kind, &chosen.choice)
+        quote(self.kind, &chosen.build_input)
     }
 
     fn keep_document(&self, chosen: &mut Chosen, doc: Cow<'_, Value>) {
@@ -493,7 +493,7 @@ impl<U: Unsigned + 'static> Pairing for FamilyPairing<U> {
     }
 
     fn build<'a>(&'a self, chosen: &'a Chosen, _atr: &'a [u8], h: &AtrHash) -> Result<Box<dyn Unsigned + 'a>, Refusal> {
-        Ok(Box::new((self.build)(&chosen.choice, h)?))
+        Ok(Box::new((self.build)(&chosen.build_input, h)?))
     }
 
     fn bound(&self, presented: &dyn Member, _landed: Option<&Value>) -> Result<AtrHash, Refusal> {

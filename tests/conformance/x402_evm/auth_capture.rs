@@ -169,7 +169,7 @@ fn salt_not_bound(f: &File) -> Outcome {
     let built = auth_capture_eip3009::build(&choice, &h).map_err(|r| fail(r.to_string()))?;
     let signature = f.local().sign_digest(&built.typed_data().signing_hash().unwrap().0).unwrap();
     let mut chosen = f.chosen();
-    chosen.choice = choice;
+    chosen.build_input = choice;
     let mut payment = payment_of(built.complete(&[signature.as_str().into()], &chosen))?;
     eq("unbound payload has no saltNonce", payment["payload"].get("saltNonce"), None)?;
     eq("unbound bound", bound_of(f.pairing(), &payment), Ok(h.to_hex()))?;

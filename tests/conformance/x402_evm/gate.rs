@@ -8,7 +8,7 @@ use terms::x402::evm::{
     auth_capture_eip3009, auth_capture_permit2, erc7710, erc7710_salt, exact_permit2, upto_permit2,
 };
 use terms::{
-    DeclineCode, Finish, FixedClock, Options, Pairing, SigningRequest, Transaction, check, confirm, finish, transact,
+    DeclineCode, Finish, FixedClock, Options, Pairing, SigningRequest, TransactOutcome, check, confirm, finish, transact,
 };
 
 use super::{DelegationSigner, File, ensure, fail, same};
@@ -129,18 +129,18 @@ fn agreement_exchange() -> Outcome {
     let pairing = terms::pairing(erc7710::ID).map_err(|d| fail(d.detail))?;
     paused().block_on(async {
         let first = transact(&doc, pairing, &signer, &fetch, &fixed.options()).await;
-        let Ok(Transaction::ToApprove(approve)) = first else { return Err(fail(format!("{first:?}"))) };
+        let Ok(TransactOutcome::ToApprove(approve)) = first else { return Err(fail(format!("{first:?}"))) };
         eq("signer calls before approval", signer.kinds().len(), 0)?;
         eq(
             "approval",
-            crate::approval_of(&Transaction::ToApprove(approve.clone())),
+            crate::approval_of(&TransactOutcome::ToApprove(approve.clone())),
             Some(ba1["expect"]["approval"].clone()),
         )?;
         let options = fixed.options().approved(approve.approve.clone());
         let start = tokio::time::Instant::now();
         let done = transact(&doc, pairing, &signer, &fetch, &options).await.map_err(|d| fail(format!("{d:?}")))?;
         eq("seconds waited for the 202", start.elapsed().as_secs(), 2)?;
-        let Transaction::Signed(t) = done else { return Err(fail("not signed")) };
+        let TransactOutcome::Signed(t) = done else { return Err(fail("not signed")) };
         eq("signer kinds", signer.kinds(), vec!["eip712".to_owned(), "erc7710".to_owned()])?;
         let requests = signer.requests();
         eq("agreement message", crate::typed_message(&requests[0]), ba1["expect"]["agreementMessage"].clone())?;

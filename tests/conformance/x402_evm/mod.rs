@@ -13,11 +13,11 @@ use std::sync::{Arc, Mutex};
 
 use libtest_mimic::{Failed, Trial};
 use serde_json::{Map, Value, json};
-use terms::local::LocalSigner;
+use terms::LocalSigner;
 use terms::pairing::{Chosen, Completion};
 use terms::rail::evm::delegation::abi;
-use terms::signer::BoxFuture;
-use terms::{AtrHash, Pairing, Refusal, Signature, Signer, SignerError, SigningRequest};
+use terms::BoxFuture;
+use terms::{AtrHash, Pairing, Refusal, Answer, Signer, SignerError, SigningRequest};
 
 use crate::support::vectors;
 use crate::{Outcome, eq, ignored};
@@ -102,7 +102,7 @@ impl File {
     }
 
     pub(crate) fn chosen(&self) -> Chosen {
-        Chosen { pairing: self.pairing_id(), choice: self.choice(), reference: "r".repeat(32), agreement: None }
+        Chosen { pairing: self.pairing_id(), build_input: self.choice(), reference: "r".repeat(32), agreement: None }
     }
 
     pub(crate) fn key(&self) -> &str {
@@ -245,12 +245,12 @@ impl Signer for DelegationSigner {
         &self.account
     }
 
-    fn sign<'a>(&'a self, request: &'a SigningRequest) -> BoxFuture<'a, Result<Signature, SignerError>> {
+    fn sign<'a>(&'a self, request: &'a SigningRequest) -> BoxFuture<'a, Result<Answer, SignerError>> {
         self.kinds.lock().unwrap().push(request.kind().to_owned());
         self.requests.lock().unwrap().push(request.clone());
         Box::pin(async move {
             let answer = match request {
-                SigningRequest::Erc7710(fields) => self.delegation_for(fields).map(Signature::new),
+                SigningRequest::Erc7710(fields) => self.delegation_for(fields).map(Answer::new),
                 other => self.key.sign(other).await,
             }?;
             self.answers.lock().unwrap().push(answer.as_json().clone());

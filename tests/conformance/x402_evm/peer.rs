@@ -99,7 +99,7 @@ fn run(section: &str) -> Outcome {
                     .map(|id| {
                         let chosen = Chosen {
                             pairing: (*id).into(),
-                            choice: choice.clone(),
+                            build_input: choice.clone(),
                             reference: "r".repeat(32),
                             agreement: None,
                         };
