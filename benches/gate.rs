@@ -8,9 +8,9 @@ use std::hint::black_box;
 
 use criterion::{BatchSize, Criterion, Throughput, criterion_group, criterion_main};
 use serde_json::{Value, json};
-use terms::{Body, Fetch, FetchError, Request, Response};
-use terms::LocalSigner;
 use terms::BoxFuture;
+use terms::LocalSigner;
+use terms::{Body, Fetch, FetchError, Request, Response};
 use terms::{FixedClock, Options, Signer, confirm, finish, transact};
 
 const ATR: &str = "7b2261747256657273696f6e223a2231222c226964223a2230663866616435622d643963622d343639662d613136352d373038363737323839353065222c2278343032223a7b227a223a312e302c2261223a226361665c7530306539227d2c2273656c6c6572223a7b226e6f7465223a22436166c3a920e280942033302064c3ad617320e29c93227d7d";

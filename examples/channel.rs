@@ -9,14 +9,14 @@
 //! Run: `cargo run --example channel`
 
 use serde_json::{Map, Value, json};
-use terms::{Body, Fetch, FetchError, Request, Response};
+use terms::BoxFuture;
 use terms::LocalSigner;
 use terms::pairing::ChannelHold;
-use terms::BoxFuture;
 use terms::{
-    AtrHash, FixedClock, Options, Refund, Answer, Signer, SignerError, SigningRequest, TransactOutcome, atr_hash,
+    Answer, AtrHash, FixedClock, Options, Refund, Signer, SignerError, SigningRequest, TransactOutcome, atr_hash,
     open_channel, record_charge, transact, within,
 };
+use terms::{Body, Fetch, FetchError, Request, Response};
 
 /// Anvil's published development key #0: the payer.
 const ANVIL_KEY_0: &str = "0xac0974bec39a17e36ba4a6b4d238ff944bacb478cbed5efcae784d7bf4f2ff80";

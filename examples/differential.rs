@@ -18,13 +18,13 @@ use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Mutex};
 
 use serde_json::{Map, Value, json};
-use terms::{Body, Fetch, FetchError, Request, Response};
-use terms::LocalSigner;
 use terms::BoxFuture;
+use terms::LocalSigner;
 use terms::{
-    AgreementPayment, Declined, Finish, FixedClock, Ids, Options, Pairing, Answer, Signer, SignerError,
-    SigningRequest, TransactOutcome, check, check_landed, confirm, finish, transact,
+    AgreementPayment, Answer, Declined, Finish, FixedClock, Ids, Options, Pairing, Signer, SignerError, SigningRequest,
+    TransactOutcome, check, check_landed, confirm, finish, transact,
 };
+use terms::{Body, Fetch, FetchError, Request, Response};
 
 /// Payment ids `r<seq>x<n>`, 32 characters, n counting from 1 within one case: the peer runner patches the
 /// reference's `_ref` with the same sequence.

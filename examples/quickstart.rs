@@ -7,9 +7,9 @@
 //! Run: `cargo run --example quickstart`
 
 use serde_json::{Value, json};
-use terms::{Body, Fetch, FetchError, Request, Response};
-use terms::LocalSigner;
 use terms::BoxFuture;
+use terms::LocalSigner;
+use terms::{Body, Fetch, FetchError, Request, Response};
 use terms::{FixedClock, Options, TransactOutcome, transact};
 
 /// The seller's ATR: 138 bytes the gate never parses.

@@ -2,7 +2,7 @@
 
 /// A signer's CAIP-10 account, read.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub struct Account {
+pub(crate) struct Account {
     /// The CAIP-2 namespace, e.g. `eip155`.
     pub namespace: String,
     /// The CAIP-2 network, `namespace:reference`, e.g. `eip155:84532`.
@@ -18,7 +18,7 @@ fn all(text: &str, len: std::ops::RangeInclusive<usize>, ok: impl Fn(u8) -> bool
 impl Account {
     /// Reads `^([-a-z0-9]{3,8}):([-_a-zA-Z0-9]{1,32}):([-.%a-zA-Z0-9]{1,128})$`; `None` for anything else, and for a
     /// non-EVM address whose percent escapes are broken or decode to invalid UTF-8.
-    pub fn parse(account: &str) -> Option<Self> {
+    pub(crate) fn parse(account: &str) -> Option<Self> {
         let mut parts = account.splitn(3, ':');
         let (ns, reference, address) = (parts.next()?, parts.next()?, parts.next()?);
         let ok = all(ns, 3..=8, |b| b == b'-' || b.is_ascii_lowercase() || b.is_ascii_digit())
@@ -47,7 +47,7 @@ fn percent_decode(text: &str) -> Option<String> {
 }
 
 /// The EVM account form `eip155:<digits>:0x<40 hex>`: the network and the address as written.
-pub fn evm_account(account: &str) -> Option<(String, String)> {
+pub(crate) fn evm_account(account: &str) -> Option<(String, String)> {
     let rest = account.strip_prefix("eip155:")?;
     let (chain, address) = rest.split_once(':')?;
     let hex = address.strip_prefix("0x")?;

@@ -5,31 +5,32 @@ use base64::Engine as _;
 use base64::engine::general_purpose::{STANDARD, URL_SAFE_NO_PAD};
 
 /// Padded standard base64 of the bytes.
-pub fn b64_encode(bytes: &[u8]) -> String {
+pub(crate) fn b64_encode(bytes: &[u8]) -> String {
     STANDARD.encode(bytes)
 }
 
 /// The bytes of padded standard base64 in its canonical form; `None` for anything else (missing or extra padding,
 /// whitespace, the URL-safe alphabet, bits set past the last byte).
-pub fn b64_decode(text: &str) -> Option<Vec<u8>> {
+pub(crate) fn b64_decode(text: &str) -> Option<Vec<u8>> {
     let bytes = STANDARD.decode(text).ok()?;
     // The engine already refuses non-canonical padding and trailing bits; re-encoding makes the rule explicit.
     (STANDARD.encode(&bytes) == text).then_some(bytes)
 }
 
 /// Unpadded base64url of the bytes.
-pub fn b64u_encode(bytes: &[u8]) -> String {
+pub(crate) fn b64u_encode(bytes: &[u8]) -> String {
     URL_SAFE_NO_PAD.encode(bytes)
 }
 
 /// The bytes of unpadded base64url in its canonical form; `None` for anything else.
-pub fn b64u_decode(text: &str) -> Option<Vec<u8>> {
+#[allow(dead_code, reason = "MPP credentials are base64url; the crate reads none until the mpp feature lands")]
+pub(crate) fn b64u_decode(text: &str) -> Option<Vec<u8>> {
     let bytes = URL_SAFE_NO_PAD.decode(text).ok()?;
     (URL_SAFE_NO_PAD.encode(&bytes) == text).then_some(bytes)
 }
 
 /// `0x` and the bytes in lower-case hex.
-pub fn to_hex(bytes: &[u8]) -> String {
+pub(crate) fn to_hex(bytes: &[u8]) -> String {
     let mut out = vec![0u8; 2 + bytes.len() * 2];
     let (prefix, digits) = out.split_at_mut(2);
     prefix.copy_from_slice(b"0x");
@@ -41,7 +42,7 @@ pub fn to_hex(bytes: &[u8]) -> String {
 }
 
 /// The bytes of `0x` and an even number of hex digits in either case; `None` for anything else.
-pub fn hex_bytes(text: &str) -> Option<Vec<u8>> {
+pub(crate) fn hex_bytes(text: &str) -> Option<Vec<u8>> {
     let digits = text.strip_prefix("0x")?;
     if digits.len() % 2 != 0 || !digits.bytes().all(|b| b.is_ascii_hexdigit()) {
         return None;
@@ -50,22 +51,22 @@ pub fn hex_bytes(text: &str) -> Option<Vec<u8>> {
 }
 
 /// Whether the text is `0x` and an even number of hex digits.
-pub fn is_hex(text: &str) -> bool {
+pub(crate) fn is_hex(text: &str) -> bool {
     text.strip_prefix("0x").is_some_and(|d| d.len() % 2 == 0 && d.bytes().all(|b| b.is_ascii_hexdigit()))
 }
 
 /// Serde for byte strings as canonical padded standard base64, the form ATR bytes take in every value that crosses
 /// a process boundary.
-pub mod base64_bytes {
+pub(crate) mod base64_bytes {
     use serde::{Deserialize, Deserializer, Serializer};
 
     /// Writes the bytes as padded standard base64.
-    pub fn serialize<S: Serializer>(bytes: &[u8], serializer: S) -> Result<S::Ok, S::Error> {
+    pub(crate) fn serialize<S: Serializer>(bytes: &[u8], serializer: S) -> Result<S::Ok, S::Error> {
         serializer.serialize_str(&super::b64_encode(bytes))
     }
 
     /// Reads canonical padded standard base64 only.
-    pub fn deserialize<'de, D: Deserializer<'de>>(deserializer: D) -> Result<Vec<u8>, D::Error> {
+    pub(crate) fn deserialize<'de, D: Deserializer<'de>>(deserializer: D) -> Result<Vec<u8>, D::Error> {
         let text = String::deserialize(deserializer)?;
         super::b64_decode(&text).ok_or_else(|| serde::de::Error::custom("not canonical padded standard base64"))
     }

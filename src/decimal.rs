@@ -4,15 +4,15 @@
 use ruint::aliases::U512;
 
 /// The most digits a channel amount may have.
-pub const MAX_DIGITS: usize = 78;
+pub(crate) const MAX_DIGITS: usize = 78;
 
 /// Whether the text is 1 to 78 ASCII digits.
-pub fn is_decimal(text: &str) -> bool {
+pub(crate) fn is_decimal(text: &str) -> bool {
     (1..=MAX_DIGITS).contains(&text.len()) && text.bytes().all(|b| b.is_ascii_digit())
 }
 
 /// The value of 1 to 78 ASCII digits.
-pub fn parse(text: &str) -> Option<U512> {
+pub(crate) fn parse(text: &str) -> Option<U512> {
     if !is_decimal(text) {
         return None;
     }
@@ -20,7 +20,7 @@ pub fn parse(text: &str) -> Option<U512> {
 }
 
 /// The canonical decimal form: no leading zeros.
-pub fn format(value: U512) -> String {
+pub(crate) fn format(value: U512) -> String {
     value.to_string()
 }
 

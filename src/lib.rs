@@ -46,16 +46,16 @@ pub use gate::{
     confirm, finish, open_channel, record_charge, within,
 };
 pub use hash::{AtrHash, MAX_ATR_BYTES, NotAHash, atr_hash, hash_equals};
+#[cfg(feature = "local-signer")]
+#[cfg_attr(docsrs, doc(cfg(feature = "local-signer")))]
+pub use local::LocalSigner;
 pub use pairing::{ChannelHold, Chosen, InputSpec, Pairing, Quote, Refund};
 pub use payment::Payment;
 pub use refusal::{Reason, Refusal};
 pub use registry::{Entry, Protocol, REGISTRY, built_ids, entry, pairing, pairing_for, x402_pairings};
-#[cfg(feature = "local-signer")]
-#[cfg_attr(docsrs, doc(cfg(feature = "local-signer")))]
-pub use local::LocalSigner;
 pub use signer::{Answer, BoxFuture, Fields, Signer, SignerError, SigningRequest, TypedData, TypedField};
 pub use tokio_util::sync::CancellationToken;
-pub use transact::{Transacted, TransactOutcome, transact};
+pub use transact::{TransactOutcome, Transacted, transact};
 #[cfg(feature = "x402")]
 #[cfg_attr(docsrs, doc(cfg(feature = "x402")))]
 pub use x402::{HeaderError, decode_payment_required};

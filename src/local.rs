@@ -5,7 +5,7 @@ use std::fmt;
 use alloy_primitives::Address;
 use k256::ecdsa::SigningKey;
 
-use crate::signer::{BoxFuture, Answer, Signer, SignerError, SigningRequest};
+use crate::signer::{Answer, BoxFuture, Signer, SignerError, SigningRequest};
 
 /// A signer holding one secp256k1 key. It signs `eip712` requests (and `batch` requests of them, in order) and
 /// refuses every other kind.

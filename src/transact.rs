@@ -119,7 +119,7 @@ mod tests {
     use crate::hash::atr_hash;
     use crate::pairing::{Advertised, ChooseContext, Chosen, Offer, Unsigned};
     use crate::refusal::{Reason, Refusal};
-    use crate::signer::{BoxFuture, Answer, SignerError, SigningRequest};
+    use crate::signer::{Answer, BoxFuture, SignerError, SigningRequest};
 
     const ATR: &[u8] = b"abc";
     const LINK: &str = "https://atr.seller.example/abc";

@@ -24,7 +24,7 @@ use support::world::{
 use support::{Buyer, CountingSigner, Measured, link_of, paused};
 use terms::BoxFuture;
 use terms::{
-    CancellationToken, DeclineCode, MAX_ATR_BYTES, Answer, Signer, SignerError, SigningRequest, TransactOutcome,
+    Answer, CancellationToken, DeclineCode, MAX_ATR_BYTES, Signer, SignerError, SigningRequest, TransactOutcome,
 };
 use tokio::time::Instant;
 

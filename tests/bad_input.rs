@@ -16,8 +16,8 @@ use terms::json::to_js_string;
 use terms::x402::evm::eip3009;
 use terms::x402::{HeaderError, decode_payment_required};
 use terms::{
-    AtrHash, DeclineCode, Declined, Finish, Finished, MAX_ATR_BYTES, Pairing, Transacted, TransactOutcome, atr_hash, check,
-    confirm, finish, transact,
+    AtrHash, DeclineCode, Declined, Finish, Finished, MAX_ATR_BYTES, Pairing, TransactOutcome, Transacted, atr_hash,
+    check, confirm, finish, transact,
 };
 
 const STATUS_SENTENCE: &str = "The link answered status";

@@ -19,7 +19,7 @@ use terms::pairing::{
 use terms::x402::cloudflare;
 use terms::x402::evm::batch_settlement as evm;
 use terms::{
-    AtrHash, Chosen, Declined, FixedClock, Options, Pairing, Refusal, Transacted, TransactOutcome, Within, check,
+    AtrHash, Chosen, Declined, FixedClock, Options, Pairing, Refusal, TransactOutcome, Transacted, Within, check,
     open_channel, record_charge, transact, within,
 };
 

@@ -3,8 +3,8 @@
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::indexing_slicing, clippy::panic, missing_docs)]
 
 use serde_json::{Value, json};
-use terms::{Body, Fetch, FetchError, Request, Response};
 use terms::BoxFuture;
+use terms::{Body, Fetch, FetchError, Request, Response};
 use terms::{DeclineCode, Options, confirm};
 
 const H: &str = "0x8b1e122580ae3f6a8c3d36a24294e1260a87bde70f597279b973e39310072938";

@@ -4,8 +4,8 @@
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::indexing_slicing, clippy::panic, missing_docs)]
 
 use serde_json::{Value, json};
-use terms::http::LoopbackFetch;
 use terms::LocalSigner;
+use terms::http::LoopbackFetch;
 use terms::{DeclineCode, FixedClock, Options, TransactOutcome, transact};
 use tokio::io::{AsyncReadExt, AsyncWriteExt};
 use tokio::net::TcpListener;

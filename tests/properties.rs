@@ -34,8 +34,8 @@ use terms::json::same_json;
 use terms::pairing::ChannelHold;
 use terms::x402::decode_payment_required;
 use terms::{
-    AtrHash, Confirmed, DeclineCode, Finish, Options, Pairing, Refund, Answer, TransactOutcome, atr_hash, check_landed,
-    confirm, decimal, finish, open_channel, record_charge, transact, within,
+    Answer, AtrHash, Confirmed, DeclineCode, Finish, Options, Pairing, Refund, TransactOutcome, atr_hash, check_landed,
+    confirm, finish, open_channel, record_charge, transact, within,
 };
 
 // ---------------------------------------------------------------------------------------------------------------
@@ -68,10 +68,7 @@ impl Fixture {
     }
 
     fn options(&self) -> Options {
-        Options::new()
-            .clock(terms::FixedClock(self.now))
-            .ids(terms::CountingIds::default())
-            .inputs(self.inputs.clone())
+        Options::new().clock(terms::FixedClock(self.now)).ids(terms::CountingIds::default()).inputs(self.inputs.clone())
     }
 
     fn signer(&self) -> CountingSigner {
@@ -886,9 +883,9 @@ fn offset(base: &str, by: i8) -> String {
     let b = decimal_parse(base).unwrap();
     let d = decimal_parse(&by.unsigned_abs().to_string()).unwrap();
     if by >= 0 {
-        decimal::format(b + d)
+        (b + d).to_string()
     } else if b >= d {
-        decimal::format(b - d)
+        (b - d).to_string()
     } else {
         "0".to_owned()
     }

@@ -7,11 +7,11 @@ use std::sync::Arc;
 
 use alloy_primitives::{Address, Bytes, U256};
 use serde_json::{Value, json};
-use terms::{Body, Fetch, FetchError, Request, Response};
+use terms::BoxFuture;
 use terms::LocalSigner;
 use terms::rail::evm::delegation::{self, abi};
-use terms::BoxFuture;
 use terms::{Answer, Signer, SignerError, SigningRequest};
+use terms::{Body, Fetch, FetchError, Request, Response};
 
 /// The seller's ATR: the 138-byte record of the conformance vectors (buyer.json `fixed.A`), never parsed.
 pub(crate) const ATR: &str = "7b2261747256657273696f6e223a2231222c226964223a2230663866616435622d643963622d343639662d613136352d373038363737323839353065222c2278343032223a7b227a223a312e302c2261223a226361665c7530306539227d2c2273656c6c6572223a7b226e6f7465223a22436166c3a920e280942033302064c3ad617320e29c93227d7d";

@@ -179,12 +179,7 @@ impl Unfinished {
 }
 
 /// [`finish`], its decline beside the refusal it was made from.
-fn finishing(
-    bytes: &[u8],
-    chosen: &Chosen,
-    answers: &[Answer],
-    pairing: &dyn Pairing,
-) -> Result<Finish, Unfinished> {
+fn finishing(bytes: &[u8], chosen: &Chosen, answers: &[Answer], pairing: &dyn Pairing) -> Result<Finish, Unfinished> {
     if bytes.len() > MAX_ATR_BYTES {
         return Err(atr::too_large().into());
     }

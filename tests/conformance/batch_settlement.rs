@@ -225,7 +225,8 @@ fn ec1() -> Outcome {
     let reads = x402_pairings().find(|p| p.read(&required).is_ok()).map(|p| p.id());
     eq("pairing", reads, row["expectPairing"].as_str())?;
     // Through the gate: the build is the payment, finished with no answers.
-    let chosen = Chosen { pairing: cloudflare::ID.into(), build_input: choice, reference: "r".repeat(32), agreement: None };
+    let chosen =
+        Chosen { pairing: cloudflare::ID.into(), build_input: choice, reference: "r".repeat(32), agreement: None };
     match finish(b"abc", &chosen, &[], &cloudflare::PAIRING) {
         Ok(terms::Finish::Finished(done)) => eq("finished", &done.signed.to_value(), payload),
         other => Err(format!("finish: {other:?}").into()),

@@ -9,7 +9,7 @@ use std::panic::{AssertUnwindSafe, catch_unwind};
 use libtest_mimic::{Failed, Trial};
 use serde_json::{Map, Value, json};
 use terms::pairing::{ChooseContext, Chosen, check_inputs};
-use terms::{AtrHash, FixedClock, Options, Pairing, Quote, Answer, SigningRequest, atr_hash};
+use terms::{Answer, AtrHash, FixedClock, Options, Pairing, Quote, SigningRequest, atr_hash};
 
 use crate::support::{hex, vectors};
 use crate::{Outcome, eq};

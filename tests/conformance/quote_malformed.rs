@@ -82,7 +82,8 @@ fn with_option_member(chosen: &Chosen, path: &[&str], value: Option<&Value>) -> 
         }
     };
     edit(c.build_input.get_mut("accepted").unwrap());
-    if let Some(accepts) = c.build_input.get_mut("required").and_then(|r| r.get_mut("accepts")).and_then(Value::as_array_mut)
+    if let Some(accepts) =
+        c.build_input.get_mut("required").and_then(|r| r.get_mut("accepts")).and_then(Value::as_array_mut)
     {
         accepts.iter_mut().filter(|o| **o == original).for_each(edit);
     }

@@ -8,9 +8,9 @@ use std::time::Duration;
 
 use libtest_mimic::Trial;
 use proptest::prelude::*;
-use terms::{Fetch, Request};
-use terms::http::{Lookup, PublicFetch, PublicResolver, check_link, is_public_address, is_public_ip};
 use terms::BoxFuture;
+use terms::http::{Lookup, PublicFetch, PublicResolver, check_link, is_public_address, is_public_ip};
+use terms::{Fetch, Request};
 
 use crate::common::*;
 

@@ -22,13 +22,13 @@ use alloy_primitives::{Address, U256};
 use bytes::Bytes;
 use futures_core::Stream;
 use serde_json::{Map, Value, json};
-use terms::{Body, Fetch, FetchError, Request, Response};
-use terms::json::Member;
+use terms::BoxFuture;
 use terms::LocalSigner;
+use terms::json::Member;
 use terms::pairing::{Advertised, ChooseContext, Chosen, Unsigned};
 use terms::rail::evm::delegation::{self, abi};
-use terms::BoxFuture;
-use terms::{AtrHash, Pairing, Refusal, Answer, Signer, SignerError, SigningRequest};
+use terms::{Answer, AtrHash, Pairing, Refusal, Signer, SignerError, SigningRequest};
+use terms::{Body, Fetch, FetchError, Request, Response};
 
 pub mod net;
 pub mod world;

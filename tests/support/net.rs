@@ -33,9 +33,9 @@ use std::time::Duration;
 
 use bytes::Bytes;
 use futures_core::Stream;
-use terms::{Body, Fetch, FetchError, Request, Response};
-use terms::http::HttpFetch;
 use terms::BoxFuture;
+use terms::http::HttpFetch;
+use terms::{Body, Fetch, FetchError, Request, Response};
 use tokio::io::{AsyncReadExt, AsyncWriteExt};
 use tokio::net::{TcpListener, TcpStream};
 use tokio::sync::Notify;

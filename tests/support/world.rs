@@ -181,7 +181,13 @@ impl World {
 
     /// Before sending: no payment left, the decline as given, the signer called `signs` times (0, or 1 for the
     /// agreement).
-    pub fn assert_unsent(&self, got: &Result<TransactOutcome, Declined>, code: DeclineCode, detail: &str, signs: usize) {
+    pub fn assert_unsent(
+        &self,
+        got: &Result<TransactOutcome, Declined>,
+        code: DeclineCode,
+        detail: &str,
+        signs: usize,
+    ) {
         let Err(d) = got else { panic!("expected {code}, got {got:?}") };
         assert_eq!((d.code, d.detail.as_str()), (code, detail), "decline");
         assert!(d.moved.is_none(), "moved: {:?}", d.moved);

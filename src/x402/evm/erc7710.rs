@@ -14,7 +14,7 @@ use crate::pairing::{Chosen, Completion, Unsigned};
 use crate::rail::evm::delegation::MAX_CONTEXT_BYTES;
 use crate::rail::evm::is_address;
 use crate::refusal::{Reason, Refusal};
-use crate::signer::{Fields, Answer, SigningRequest};
+use crate::signer::{Answer, Fields, SigningRequest};
 use crate::x402::{LEGAL_CONTEXT, X402Payment, legal_context_info};
 
 /// The pairing id.

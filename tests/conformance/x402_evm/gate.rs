@@ -8,7 +8,8 @@ use terms::x402::evm::{
     auth_capture_eip3009, auth_capture_permit2, erc7710, erc7710_salt, exact_permit2, upto_permit2,
 };
 use terms::{
-    DeclineCode, Finish, FixedClock, Options, Pairing, SigningRequest, TransactOutcome, check, confirm, finish, transact,
+    DeclineCode, Finish, FixedClock, Options, Pairing, SigningRequest, TransactOutcome, check, confirm, finish,
+    transact,
 };
 
 use super::{DelegationSigner, File, ensure, fail, same};

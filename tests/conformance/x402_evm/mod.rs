@@ -13,11 +13,11 @@ use std::sync::{Arc, Mutex};
 
 use libtest_mimic::{Failed, Trial};
 use serde_json::{Map, Value, json};
+use terms::BoxFuture;
 use terms::LocalSigner;
 use terms::pairing::{Chosen, Completion};
 use terms::rail::evm::delegation::abi;
-use terms::BoxFuture;
-use terms::{AtrHash, Pairing, Refusal, Answer, Signer, SignerError, SigningRequest};
+use terms::{Answer, AtrHash, Pairing, Refusal, Signer, SignerError, SigningRequest};
 
 use crate::support::vectors;
 use crate::{Outcome, eq, ignored};
