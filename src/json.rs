@@ -10,7 +10,7 @@ pub type Object = Map<String, Value>;
 pub const MAX_JSON_DEPTH: usize = 64;
 
 /// The largest integer a JSON number may hold and still mean the same thing in every implementation: 2^53 − 1.
-pub const MAX_SAFE_INTEGER: i64 = (1 << 53) - 1;
+pub(crate) const MAX_SAFE_INTEGER: i64 = (1 << 53) - 1;
 
 /// Which bytes of JSON text belong to string literals, fed one byte at a time: a scan outside strings needs no
 /// parser.
@@ -41,7 +41,7 @@ impl Strings {
 /// Whether no array or object in the text nests more than [`MAX_JSON_DEPTH`] deep, counting brackets outside
 /// strings. Nothing else about the text is checked; it runs before any parser sees the text, so a deep text costs
 /// one linear scan and no recursion.
-pub fn text_within_depth(text: &str) -> bool {
+pub(crate) fn text_within_depth(text: &str) -> bool {
     let mut depth = 0usize;
     let mut strings = Strings::default();
     for b in text.bytes() {
@@ -202,7 +202,7 @@ pub fn within_depth(value: &Value, limit: usize) -> bool {
 
 /// The number as an `i64` when it is a JSON number holding a safe integer (|n| ≤ 2^53 − 1), written with or
 /// without a fraction of zero: `60` and `60.0` are both 60. Booleans, strings and other numbers are `None`.
-pub fn safe_int(value: &Value) -> Option<i64> {
+pub(crate) fn safe_int(value: &Value) -> Option<i64> {
     let Value::Number(n) = value else { return None };
     let i = if let Some(i) = n.as_i64() {
         i
@@ -267,14 +267,14 @@ pub fn to_js_string(value: &Value) -> Option<String> {
 /// Compact JSON text of an object given as its members, in order, without building the object: the form a payment
 /// whose members are borrowed from elsewhere is written in. Numbers are written as serde_json holds them, so the
 /// text reads back as the same value.
-pub fn exact_object<'k, 'v>(members: impl IntoIterator<Item = (&'k str, &'v Value)>) -> String {
+pub(crate) fn exact_object<'k, 'v>(members: impl IntoIterator<Item = (&'k str, &'v Value)>) -> String {
     let mut out = String::with_capacity(1024);
     write_members(members, &mut out, 1, Form::Exact);
     out
 }
 
 /// Compact JSON text of the value that reads back as the same value: [`exact_object`] for any value.
-pub fn exact_string(value: &Value) -> String {
+pub(crate) fn exact_string(value: &Value) -> String {
     let mut out = String::with_capacity(256);
     write_value(value, &mut out, 1, Form::Exact);
     out
@@ -376,7 +376,7 @@ fn write_members<'k, 'v>(
 
 /// Reads text [`exact_string`] or [`exact_object`] wrote back into the value it was written from: serde_json's
 /// reading, with no nesting limit, since the value already existed at that depth.
-pub fn read_exact(text: &str) -> Option<Value> {
+pub(crate) fn read_exact(text: &str) -> Option<Value> {
     use serde::Deserialize as _;
     let mut de = serde_json::Deserializer::from_str(text);
     de.disable_recursion_limit();
@@ -449,11 +449,6 @@ impl Member for Value {
     fn as_value(&self) -> Option<&Value> {
         Some(self)
     }
-}
-
-/// The object's string member, if it is a string.
-pub fn str_of<'a>(map: &'a Map<String, Value>, key: &str) -> Option<&'a str> {
-    map.get(key).and_then(Value::as_str)
 }
 
 #[cfg(test)]

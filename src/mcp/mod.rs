@@ -46,7 +46,7 @@ use crate::signer::Signer;
 pub const SERVER_NAME: &str = "integraledger-terms";
 
 /// The server's version in `serverInfo`: this crate's.
-pub const SERVER_VERSION: &str = env!("CARGO_PKG_VERSION");
+pub(crate) const SERVER_VERSION: &str = env!("CARGO_PKG_VERSION");
 
 /// Every tool the server can offer, in the order it lists them (which ones it offers depends on the signers).
 pub const TOOL_NAMES: [&str; 8] = [
@@ -139,7 +139,7 @@ impl BuyerServer {
     }
 
     /// The names of the tools this server offers, in listing order.
-    pub fn tool_names(&self) -> Vec<&'static str> {
+    pub(crate) fn tool_names(&self) -> Vec<&'static str> {
         TOOL_NAMES.iter().copied().filter(|n| self.offers(n)).collect()
     }
 

@@ -131,13 +131,13 @@ impl InputSpec {
     }
 
     /// An optional input of any form of its type.
-    pub const fn optional(name: &'static str, ty: InputType, meaning: &'static str) -> Self {
+    pub(crate) const fn optional(name: &'static str, ty: InputType, meaning: &'static str) -> Self {
         Self { name, ty, format: InputFormat::Any, required: false, offered: None, meaning }
     }
 
     /// The spec with its form.
     #[must_use]
-    pub const fn with_format(mut self, format: InputFormat) -> Self {
+    pub(crate) const fn with_format(mut self, format: InputFormat) -> Self {
         self.format = format;
         self
     }
@@ -145,7 +145,7 @@ impl InputSpec {
     /// The spec of an input that the chosen option's member stands in for ([`InputSpec::offered`]): required
     /// unless the option has that member.
     #[must_use]
-    pub const fn unless_offered(mut self, member: &'static str) -> Self {
+    pub(crate) const fn unless_offered(mut self, member: &'static str) -> Self {
         self.required = true;
         self.offered = Some(member);
         self
@@ -166,7 +166,11 @@ pub fn check_inputs(pairing: &dyn Pairing, inputs: &Map<String, Value>) -> Resul
 }
 
 /// [`check_inputs`] over the specs, refusing in `namespace`.
-pub fn check_specs(namespace: &'static str, specs: &[InputSpec], inputs: &Map<String, Value>) -> Result<(), Refusal> {
+pub(crate) fn check_specs(
+    namespace: &'static str,
+    specs: &[InputSpec],
+    inputs: &Map<String, Value>,
+) -> Result<(), Refusal> {
     let held = |spec: &InputSpec| match inputs.member(spec.name) {
         _ if spec.offered.is_some() => true,
         Some(value) => spec.accepts(value),
@@ -178,7 +182,7 @@ pub fn check_specs(namespace: &'static str, specs: &[InputSpec], inputs: &Map<St
 /// The pairing's choice with the buyer's inputs checked against its specs first. An offer the account cannot pay is
 /// still declined `no-payable-option` before a malformed input is, as the reference's choose finds the option before
 /// it reads the inputs.
-pub fn choose_with_inputs(
+pub(crate) fn choose_with_inputs(
     pairing: &dyn Pairing,
     read: &Advertised<'_>,
     ctx: &ChooseContext<'_>,

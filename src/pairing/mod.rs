@@ -19,7 +19,8 @@ use crate::refusal::Refusal;
 use crate::signer::{Answer, SigningRequest};
 
 pub use channel::{Batch, Channel, ChannelHold, ChannelKind, ChannelRef, Refund, WithinArgs, WithinPlan};
-pub use inputs::{InputFormat, InputSpec, InputType, check_inputs, check_specs, choose_with_inputs};
+pub(crate) use inputs::choose_with_inputs;
+pub use inputs::{InputFormat, InputSpec, InputType, check_inputs};
 pub use quote::Quote;
 
 /// What a pairing's read finds in the seller's document. It borrows the document, so reading copies nothing.

@@ -9,23 +9,23 @@ use crate::json::{Member, safe_int};
 use crate::refusal::{Reason, Refusal};
 
 /// The scheme's name in an `accepts` entry.
-pub const SCHEME: &str = "batch-settlement";
+pub(crate) const SCHEME: &str = "batch-settlement";
 /// The shortest withdraw delay the channel contracts take, in seconds.
-pub const MIN_DELAY: i64 = 900;
+pub(crate) const MIN_DELAY: i64 = 900;
 /// The longest withdraw delay the channel contracts take, in seconds (30 days).
-pub const MAX_DELAY: i64 = 2_592_000;
+pub(crate) const MAX_DELAY: i64 = 2_592_000;
 /// The most digits an option's amount may have: every value below 2^128 fits in 39.
 const MAX_AMOUNT_DIGITS: usize = 39;
 /// The longest EVM signature a payment may carry, in bytes.
 const MAX_SIGNATURE_BYTES: usize = 8192;
 
 /// Whether the value is a JSON number holding an integer from 900 to 2,592,000 seconds (`900.0` is 900).
-pub fn is_delay(value: &Value) -> bool {
+pub(crate) fn is_delay(value: &Value) -> bool {
     safe_int(value).is_some_and(|d| (MIN_DELAY..=MAX_DELAY).contains(&d))
 }
 
 /// A decimal string of 1 to 78 digits below 2^128, as the channel contracts' uint128 amounts take it.
-pub fn u128_of(value: &Value) -> Option<u128> {
+pub(crate) fn u128_of(value: &Value) -> Option<u128> {
     decimal::parse(value.as_str()?).and_then(|n| u128::try_from(n).ok())
 }
 
@@ -41,10 +41,10 @@ pub fn payable(option: &Map<String, Value>) -> bool {
 }
 
 /// A presented payment's `accepted` and payload objects.
-pub type Parts<'a> = (&'a Map<String, Value>, &'a Map<String, Value>);
+pub(crate) type Parts<'a> = (&'a Map<String, Value>, &'a Map<String, Value>);
 
 /// A presented x402 v2 payment of the pairing: its `accepted`, held to the pairing's filter, and its payload object.
-pub fn payload_of(p: &dyn Member, filter: Filter) -> Result<Parts<'_>, Refusal> {
+pub(crate) fn payload_of(p: &dyn Member, filter: Filter) -> Result<Parts<'_>, Refusal> {
     if !is_v2(p) {
         return Err(Refusal::x402(Reason::NotV2));
     }
@@ -54,7 +54,7 @@ pub fn payload_of(p: &dyn Member, filter: Filter) -> Result<Parts<'_>, Refusal> 
 }
 
 /// Whether the value is an EVM signature as a payment carries it: `0x` and 1 to 8192 bytes of hex.
-pub fn is_hex_signature(value: &str) -> bool {
+pub(crate) fn is_hex_signature(value: &str) -> bool {
     value.len() > 2 && value.len() <= 2 + 2 * MAX_SIGNATURE_BYTES && crate::codec::is_hex(value)
 }
 

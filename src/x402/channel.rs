@@ -34,7 +34,7 @@ fn declined(code: DeclineCode, detail: impl Into<String>) -> Declined {
 /// Reads the new challenge against the hold: the pairing's read (a refusal is `offer-unreadable`), the advertised H
 /// (another one is `hash-mismatch`, before anything is built or signed), the first option on the held network, and its
 /// amount, a decimal of up to 78 digits.
-pub fn within_offer(pairing: &dyn Pairing, args: &WithinArgs<'_>) -> Result<WithinOffer, Declined> {
+pub(crate) fn within_offer(pairing: &dyn Pairing, args: &WithinArgs<'_>) -> Result<WithinOffer, Declined> {
     let read = pairing.read(args.doc).map_err(|r| declined(DeclineCode::OfferUnreadable, r.code()))?;
     if read.h != *args.h {
         return Err(declined(

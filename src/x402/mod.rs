@@ -21,22 +21,22 @@ use crate::payment::Payment;
 use crate::refusal::{Reason, Refusal};
 
 /// The extension that carries H and the link.
-pub const LEGAL_CONTEXT: &str = "legalContext";
+pub(crate) const LEGAL_CONTEXT: &str = "legalContext";
 /// The most `accepts` entries a document may hold.
 pub const MAX_OPTIONS: usize = 32;
 /// The longest `PAYMENT-REQUIRED` header the gate decodes, in characters.
 pub const MAX_HEADER_CHARS: usize = 65_536;
 /// The member of an x402 choice that holds the `PAYMENT-REQUIRED` document.
-pub const DOCUMENT: &str = "required";
+pub(crate) const DOCUMENT: &str = "required";
 /// The idempotency extension the client writes its payment id into.
-pub const PAYMENT_IDENTIFIER: &str = "payment-identifier";
+pub(crate) const PAYMENT_IDENTIFIER: &str = "payment-identifier";
 
 const AGREEMENT_URL: &str = "legalContextAgreementUrl";
 const AGREEMENT_URL_SNAKE: &str = "legal_context_agreement_url";
 
 /// What a pairing's option filter says of one `accepts` entry.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub enum Served {
+pub(crate) enum Served {
     /// The pairing serves it.
     Yes,
     /// It is the pairing's, but cannot be paid: the reason.
@@ -46,11 +46,11 @@ pub enum Served {
 }
 
 /// A pairing's option filter.
-pub type Filter = fn(&Map<String, Value>) -> Served;
+pub(crate) type Filter = fn(&Map<String, Value>) -> Served;
 
 /// The filter for the options `pairs` accepts: those `payable` also accepts are served, the rest refused
 /// `x402/option-malformed`.
-pub fn served_if(pairs: bool, payable: impl FnOnce() -> bool) -> Served {
+pub(crate) fn served_if(pairs: bool, payable: impl FnOnce() -> bool) -> Served {
     if !pairs {
         Served::NotMine
     } else if payable() {
@@ -66,14 +66,14 @@ pub fn timeout_seconds(value: &Value) -> Option<u64> {
 }
 
 /// An option's `amount` when it is the canonical decimal of a positive integer: digits only, no leading zero.
-pub fn amount_of(value: &Value) -> Option<&str> {
+pub(crate) fn amount_of(value: &Value) -> Option<&str> {
     let s = value.as_str()?;
     let b = s.as_bytes();
     (matches!(b.first(), Some(b'1'..=b'9')) && b.iter().all(u8::is_ascii_digit)).then_some(s)
 }
 
 /// Whether the document (or a payment's members) is an object with `x402Version` 2.
-pub fn is_v2(doc: &(impl Member + ?Sized)) -> bool {
+pub(crate) fn is_v2(doc: &(impl Member + ?Sized)) -> bool {
     doc.member("x402Version").and_then(safe_int) == Some(2)
 }
 
@@ -91,7 +91,7 @@ fn either_spelling<'a>(info: &'a Map<String, Value>, camel: &str, snake: &str) -
 }
 
 /// H and the link of a legal context's `info`: type `sha256`, a 32-byte hash and an https link in either spelling.
-pub fn legal_context_info(info: &Value) -> Option<(AtrHash, String)> {
+pub(crate) fn legal_context_info(info: &Value) -> Option<(AtrHash, String)> {
     let info = info.as_object()?;
     if info.member("type").and_then(Value::as_str) != Some("sha256") {
         return None;
@@ -116,7 +116,7 @@ fn hash_with_non_https_link(info: &Value) -> bool {
 }
 
 /// The hash and link in a document's `extensions.legalContext`.
-pub fn legal_context_of(extensions: Option<&Value>) -> Result<(AtrHash, String), Refusal> {
+pub(crate) fn legal_context_of(extensions: Option<&Value>) -> Result<(AtrHash, String), Refusal> {
     let Some(lc) = extensions.and_then(Value::as_object).and_then(|e| e.get(LEGAL_CONTEXT)) else {
         return Err(Refusal::x402(Reason::NoLegalContext));
     };
@@ -136,7 +136,7 @@ pub fn legal_context_of(extensions: Option<&Value>) -> Result<(AtrHash, String),
 
 /// The agreement URL a legal context's `info` names: `Ok(None)` when it names none; `Err(fault)` when the two
 /// spellings differ or the value is not an agreement URL.
-pub fn agreement_in(info: Option<&Value>) -> Result<Option<String>, Reason> {
+pub(crate) fn agreement_in(info: Option<&Value>) -> Result<Option<String>, Reason> {
     let Some(info) = info.and_then(Value::as_object) else { return Ok(None) };
     if !info.contains_key(AGREEMENT_URL) && !info.contains_key(AGREEMENT_URL_SNAKE) {
         return Ok(None);
@@ -151,7 +151,7 @@ pub fn agreement_in(info: Option<&Value>) -> Result<Option<String>, Reason> {
 
 /// The read every x402 pairing shares: H, the link, the agreement URL when the legal context names one, and the
 /// options the filter serves, in document order.
-pub fn read_with(doc: &Value, filter: Filter) -> Result<Advertised<'_>, Refusal> {
+pub(crate) fn read_with(doc: &Value, filter: Filter) -> Result<Advertised<'_>, Refusal> {
     let Some(map) = doc.as_object().filter(|_| is_v2(doc)) else {
         return Err(Refusal::x402(Reason::NotV2));
     };
@@ -177,7 +177,7 @@ pub fn read_with(doc: &Value, filter: Filter) -> Result<Advertised<'_>, Refusal>
 
 /// The checks a build makes on the buyer's choice before anything pairing-specific: the document is x402 v2 with at
 /// most 32 options, the chosen option is one it offers (structurally or by RFC 8785 form), and the filter serves it.
-pub fn check_chosen<'a>(
+pub(crate) fn check_chosen<'a>(
     required: Option<&'a Value>,
     accepted: Option<&'a Value>,
     filter: Filter,
@@ -205,7 +205,7 @@ pub fn check_chosen<'a>(
 
 /// A presented payment's `accepted`, held to the filter the pairing's read applies, so bound reads no payment for an
 /// option its own read would not offer.
-pub fn accepted_by(accepted: Option<&Value>, filter: Filter) -> Result<&Map<String, Value>, Refusal> {
+pub(crate) fn accepted_by(accepted: Option<&Value>, filter: Filter) -> Result<&Map<String, Value>, Refusal> {
     let Some(acc) = accepted.and_then(Value::as_object) else {
         return Err(Refusal::x402(Reason::PayloadMalformed));
     };
@@ -221,7 +221,7 @@ pub fn accepted_by(accepted: Option<&Value>, filter: Filter) -> Result<&Map<Stri
 /// members are borrowed from the choice, so completing a payment copies only what the signer added; `extensions`
 /// is copied only to write the payment id into it.
 #[derive(Debug, Clone)]
-pub struct X402Payment<'a> {
+pub(crate) struct X402Payment<'a> {
     version: Value,
     resource: Option<&'a Value>,
     accepted: &'a Value,
@@ -234,7 +234,7 @@ impl<'a> X402Payment<'a> {
     /// echoed payment-identifier `info` where the challenge advertises that extension. The client may add to an
     /// extension's info but never overwrite it, so an info that is not an object or already holds an id makes the
     /// payment unwritable (`x402/payment-identifier-unwritable`).
-    pub fn new(
+    pub(crate) fn new(
         required: &'a Map<String, Value>,
         accepted: &'a Value,
         payload: Value,
@@ -245,7 +245,7 @@ impl<'a> X402Payment<'a> {
     }
 
     /// [`X402Payment::new`] with the id of the chosen payment.
-    pub fn for_chosen(
+    pub(crate) fn for_chosen(
         required: &'a Map<String, Value>,
         accepted: &'a Value,
         payload: Value,
@@ -267,12 +267,12 @@ impl<'a> X402Payment<'a> {
     }
 
     /// The payment as a JSON value.
-    pub fn to_value(&self) -> Value {
+    pub(crate) fn to_value(&self) -> Value {
         Value::Object(self.entries().map(|(k, v)| (k.to_owned(), v.clone())).collect())
     }
 
     /// The completion that hands this payment to the gate, for the pairing's bound to read its members in place.
-    pub fn completion(self) -> Completion<'a> {
+    pub(crate) fn completion(self) -> Completion<'a> {
         Completion::Payment { payment: Box::new(self), landed: None }
     }
 }
@@ -307,7 +307,7 @@ impl Completed for X402Payment<'_> {
 /// The challenge's `extensions` as a payment echoes them: borrowed, or copied with the id `reference` added to the
 /// payment-identifier `info` where the challenge advertises that extension (`x402/payment-identifier-unwritable`
 /// when that info is not an object or already holds an id).
-pub fn echoed_extensions<'a>(
+pub(crate) fn echoed_extensions<'a>(
     required: &'a Map<String, Value>,
     reference: Option<&str>,
 ) -> Result<Option<Cow<'a, Value>>, Refusal> {
@@ -320,7 +320,7 @@ pub fn echoed_extensions<'a>(
 
 /// A payment value with its `extensions` replaced by the challenge's as [`echoed_extensions`] writes them for the
 /// chosen payment's id, for a pairing that builds its payment as a JSON value.
-pub fn with_payment_identifier(mut signed: Value, chosen: &Chosen) -> Result<Value, Refusal> {
+pub(crate) fn with_payment_identifier(mut signed: Value, chosen: &Chosen) -> Result<Value, Refusal> {
     let Some(required) = chosen.build_input.member(DOCUMENT).and_then(Value::as_object) else { return Ok(signed) };
     if let (Some(Cow::Owned(extensions)), Some(p)) =
         (echoed_extensions(required, Some(&chosen.reference))?, signed.as_object_mut())
@@ -349,7 +349,7 @@ fn with_payment_id(extensions: &Value, id: &str) -> Result<Value, Refusal> {
 
 /// The first option, in document order, on the account's network. The buyer chooses among options by removing the
 /// others from `accepts` first.
-pub fn first_on_network<'a>(read: &Advertised<'a>, network: &str) -> Result<(&'a Value, &'a Value), Refusal> {
+pub(crate) fn first_on_network<'a>(read: &Advertised<'a>, network: &str) -> Result<(&'a Value, &'a Value), Refusal> {
     let Offer::X402 { required, options } = &read.offer else {
         return Err(Refusal::x402(Reason::NoPayableOption));
     };

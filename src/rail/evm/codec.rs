@@ -8,12 +8,12 @@ use serde_json::{Map, Value};
 use super::typed_data::TypedField;
 
 /// Whether the value is `0x` and 40 hex digits in either case.
-pub fn is_address(value: &Value) -> bool {
+pub(crate) fn is_address(value: &Value) -> bool {
     value.as_str().is_some_and(is_address_text)
 }
 
 /// Whether the text is `0x` and 40 hex digits in either case.
-pub fn is_address_text(text: &str) -> bool {
+pub(crate) fn is_address_text(text: &str) -> bool {
     text.strip_prefix("0x").is_some_and(|h| h.len() == 40 && h.bytes().all(|b| b.is_ascii_hexdigit()))
 }
 
@@ -75,7 +75,7 @@ pub(crate) fn decimal_in(value: Option<&Value>) -> Option<U256> {
 }
 
 /// The chain id of an `eip155:<decimal>` network (no leading zero, at most 2^53 − 1).
-pub fn chain_id_of(network: &Value) -> Option<u64> {
+pub(crate) fn chain_id_of(network: &Value) -> Option<u64> {
     let digits = network.as_str()?.strip_prefix("eip155:")?;
     let b = digits.as_bytes();
     if b.is_empty() || b.len() > 16 || b.first() == Some(&b'0') || !b.iter().all(u8::is_ascii_digit) {
@@ -85,7 +85,7 @@ pub fn chain_id_of(network: &Value) -> Option<u64> {
 }
 
 /// A string of at most 78 decimal digits below 2^256.
-pub fn uint256_of(value: &Value) -> Option<U256> {
+pub(crate) fn uint256_of(value: &Value) -> Option<U256> {
     let s = value.as_str()?;
     if s.is_empty() || s.len() > 78 || !s.bytes().all(|b| b.is_ascii_digit()) {
         return None;

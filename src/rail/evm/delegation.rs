@@ -14,7 +14,7 @@ use crate::codec::{hex_bytes, to_hex};
 pub const DELEGATION_MANAGER: &str = "0xdb9B1e94B5b69Df7e401DDbedE43491141047dB3";
 
 /// The chain ids whose deployment record holds the DelegationManager at [`DELEGATION_MANAGER`].
-pub const DELEGATION_MANAGER_CHAINS: [u64; 51] = [
+pub(crate) const DELEGATION_MANAGER_CHAINS: [u64; 51] = [
     1, 10, 56, 97, 100, 130, 137, 143, 146, 1155, 1301, 1328, 1329, 2020, 2021, 4114, 4217, 4663, 5000, 5003, 5042,
     5115, 6342, 6343, 8453, 10143, 10200, 13579, 14601, 42161, 42170, 42220, 42431, 46630, 50312, 57073, 59141, 59144,
     80002, 80069, 80094, 84532, 421614, 560048, 737373, 747474, 763373, 5042002, 11142220, 11155111, 11155420,
@@ -23,13 +23,13 @@ pub const DELEGATION_MANAGER_CHAINS: [u64; 51] = [
 /// The authority of a root delegation: `bytes32(type(uint256).max)`.
 pub const ROOT_AUTHORITY: B256 = B256::repeat_byte(0xff);
 /// The largest permission context read, in bytes.
-pub const MAX_CONTEXT_BYTES: usize = 32_768;
+pub(crate) const MAX_CONTEXT_BYTES: usize = 32_768;
 /// The most delegations a permission context may chain.
-pub const MAX_DELEGATIONS: usize = 8;
+pub(crate) const MAX_DELEGATIONS: usize = 8;
 /// The most caveats one delegation may carry.
-pub const MAX_CAVEATS: usize = 16;
+pub(crate) const MAX_CAVEATS: usize = 16;
 /// The longest `bytes` value (a signature, a caveat's terms or args) read, in bytes.
-pub const MAX_ABI_BYTES: usize = 8192;
+pub(crate) const MAX_ABI_BYTES: usize = 8192;
 
 /// The structs as the DelegationManager's `redeemDelegations` takes them (ABI).
 pub mod abi {
@@ -82,7 +82,7 @@ pub mod eip712 {
 }
 
 /// Whether `manager` is the reference DelegationManager on a chain where it is deployed.
-pub fn is_reference_manager(manager: &Value, network: &Value) -> bool {
+pub(crate) fn is_reference_manager(manager: &Value, network: &Value) -> bool {
     manager.as_str().is_some_and(|m| m.eq_ignore_ascii_case(DELEGATION_MANAGER))
         && chain_id_of(network).is_some_and(|c| DELEGATION_MANAGER_CHAINS.contains(&c))
 }

@@ -13,7 +13,7 @@ use crate::json::{Member, safe_int};
 use crate::refusal::{Reason, Refusal};
 
 /// The zero address.
-pub const ZERO_ADDRESS: &str = "0x0000000000000000000000000000000000000000";
+pub(crate) const ZERO_ADDRESS: &str = "0x0000000000000000000000000000000000000000";
 /// `keccak256` of the `PaymentInfo` type string, as the escrow hashes it.
 pub const PAYMENT_INFO_TYPEHASH: &str = "0xae68ac7ce30c86ece8196b61a7c486d8f0061f575037fbd34e7fe4e2820c6591";
 /// `keccak256("x402AuthCaptureSaltBinding(address receiverAuthorizer,address policy,uint256 saltNonce)")`.
@@ -31,14 +31,14 @@ pub struct Escrow {
 }
 
 /// The escrow v1.1 deployment: what an option that names no escrow means.
-pub const ESCROW_V1_1: Escrow = Escrow {
+pub(crate) const ESCROW_V1_1: Escrow = Escrow {
     escrow: "0xf96815976523E00e65Be8f34cA5e64b4f41EB19c",
     eip3009_collector: "0x8612dfdc421f80336cd14E8EF9cb1E765dB5ab88",
     permit2_collector: "0xD69831Aed5bfe262067ec4c751f4F830EcdD446e",
 };
 
 /// The escrow v1.0 deployment.
-pub const ESCROW_V1_0: Escrow = Escrow {
+pub(crate) const ESCROW_V1_0: Escrow = Escrow {
     escrow: "0xBdEA0D1bcC5966192B070Fdf62aB4EF5b4420cff",
     eip3009_collector: "0x0E3dF9510de65469C4518D7843919c0b8C7A7757",
     permit2_collector: "0x992476B9Ee81d52a5BdA0622C333938D0Af0aB26",

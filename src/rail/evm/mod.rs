@@ -20,6 +20,8 @@ pub mod typed_data;
 mod codec;
 
 #[cfg(feature = "evm")]
+pub use codec::Eip712Parts;
+#[cfg(feature = "evm")]
 pub(crate) use codec::{EIP712_DOMAIN, address_in, object, types};
 #[cfg(feature = "evm")]
-pub use codec::{Eip712Parts, chain_id_of, is_address, is_address_text, uint256_of};
+pub(crate) use codec::{chain_id_of, is_address, is_address_text, uint256_of};

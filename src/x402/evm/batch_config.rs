@@ -14,17 +14,17 @@ use crate::signer::TypedData;
 use crate::x402::batch::is_delay;
 
 /// The batch-settlement channel contract (the EIP-712 domain's verifying contract).
-pub const BATCH_SETTLEMENT: &str = "0x4020074e9dF2ce1deE5A9C1b5c3f541D02a10003";
+pub(crate) const BATCH_SETTLEMENT: &str = "0x4020074e9dF2ce1deE5A9C1b5c3f541D02a10003";
 /// The collector an ERC-3009 deposit authorizes (`ReceiveWithAuthorization.to`).
 pub const ERC3009_DEPOSIT_COLLECTOR: &str = "0x4020806089470a89826cB9fB1f4059150b550004";
 /// The collector a Permit2 deposit authorizes (the permit's spender).
-pub const PERMIT2_DEPOSIT_COLLECTOR: &str = "0x4020425FAf3B746C082C2f942b4E5159887B0005";
+pub(crate) const PERMIT2_DEPOSIT_COLLECTOR: &str = "0x4020425FAf3B746C082C2f942b4E5159887B0005";
 /// Uniswap's Permit2.
 pub const PERMIT2: &str = "0x000000000022D473030F116dDEE9F6B43aC78BA3";
 /// The channel contract's EIP-712 domain name.
-pub const DOMAIN_NAME: &str = "x402 Batch Settlement";
+pub(crate) const DOMAIN_NAME: &str = "x402 Batch Settlement";
 /// The channel contract's EIP-712 domain version.
-pub const DOMAIN_VERSION: &str = "1";
+pub(crate) const DOMAIN_VERSION: &str = "1";
 
 const ZERO_ADDRESS: &str = "0x0000000000000000000000000000000000000000";
 const U40_LIMIT: i64 = 1 << 40;
@@ -49,12 +49,12 @@ pub(super) fn non_zero_address(value: &Value) -> bool {
 }
 
 /// Whether the value is `0x` and 64 hex digits in either case.
-pub fn is_hash32(value: &Value) -> bool {
+pub(crate) fn is_hash32(value: &Value) -> bool {
     value.as_str().is_some_and(|s| AtrHash::parse(s).is_some())
 }
 
 /// Whether the value is a channel configuration: five addresses, a withdraw delay below 2^40 and a 32-byte salt.
-pub fn is_channel_config(config: &Value) -> bool {
+pub(crate) fn is_channel_config(config: &Value) -> bool {
     let Some(c) = config.as_object() else { return false };
     ADDRESSES.iter().all(|k| c.get(*k).is_some_and(is_address))
         && c.member("withdrawDelay").and_then(safe_int).is_some_and(|d| (0..U40_LIMIT).contains(&d))
@@ -64,7 +64,7 @@ pub fn is_channel_config(config: &Value) -> bool {
 /// Whether the channel contract's deposit takes the configuration: no zero payer, receiver, receiver authorizer or
 /// token (`InvalidChannel`), and a withdraw delay from 900 to 2,592,000 seconds. A zero payer authorizer it takes:
 /// the payer then signs the vouchers.
-pub fn is_deposit_config(config: &Value) -> bool {
+pub(crate) fn is_deposit_config(config: &Value) -> bool {
     is_channel_config(config)
         && ["payer", "receiver", "receiverAuthorizer", "token"]
             .iter()

@@ -9,10 +9,10 @@ use alloy_primitives::U256;
 use serde_json::{Map, Value, json};
 
 pub use super::batch_config::{
-    BATCH_SETTLEMENT, ChannelConfig, ChannelIdParts, DOMAIN_NAME, DOMAIN_VERSION, ERC3009_DEPOSIT_COLLECTOR, PERMIT2,
-    PERMIT2_DEPOSIT_COLLECTOR, channel_id, channel_id_parts, deposit_nonce, domain, is_channel_config,
-    is_deposit_config, is_hash32, voucher_typed_data,
+    ChannelConfig, ChannelIdParts, ERC3009_DEPOSIT_COLLECTOR, PERMIT2, channel_id, channel_id_parts, deposit_nonce,
+    domain, voucher_typed_data,
 };
+pub(crate) use super::batch_config::{PERMIT2_DEPOSIT_COLLECTOR, is_deposit_config, is_hash32};
 
 use super::batch_config::non_zero_address;
 use crate::account::Account;
@@ -62,7 +62,7 @@ const MAX_DEPOSIT: InputSpec = InputSpec::optional(
 .with_format(InputFormat::Decimal);
 
 /// The buyer's inputs an opening takes.
-pub const INPUTS: [InputSpec; 4] = [PAYER_AUTHORIZER, AUTH_SALT, DEPOSIT, MAX_DEPOSIT];
+pub(crate) const INPUTS: [InputSpec; 4] = [PAYER_AUTHORIZER, AUTH_SALT, DEPOSIT, MAX_DEPOSIT];
 
 pub(super) fn malformed() -> Refusal {
     Refusal::x402(Reason::OptionMalformed)

@@ -26,11 +26,11 @@ use crate::x402::{
 const EXACT_EIP3009: &str = "x402/exact/eip155/eip3009";
 
 /// The fewest bytes a signature the signer answers may have.
-pub const MIN_SIGNED_BYTES: usize = 65;
+pub(crate) const MIN_SIGNED_BYTES: usize = 65;
 /// The most bytes any signature may have.
-pub const MAX_SIGNATURE_BYTES: usize = 8192;
+pub(crate) const MAX_SIGNATURE_BYTES: usize = 8192;
 /// The longest string member a bound reads, in UTF-16 code units.
-pub const MAX_MEMBER: usize = 256;
+pub(crate) const MAX_MEMBER: usize = 256;
 /// 2^48: the bound of a uint48 (the escrow's expiries).
 pub(crate) const UINT48_LIMIT: u64 = 1 << 48;
 
@@ -369,7 +369,7 @@ pub(crate) fn text<'a>(obj: &'a Map<String, Value>, key: &str) -> &'a str {
 }
 
 /// A Permit2 nonce as decimal digits (at most 78, below 2^256) or `0x` and 64 hex digits, as 32 big-endian bytes.
-pub fn nonce_as_hash(nonce: &str) -> Option<AtrHash> {
+pub(crate) fn nonce_as_hash(nonce: &str) -> Option<AtrHash> {
     if let Some(h) = AtrHash::parse(nonce) {
         return Some(h);
     }
