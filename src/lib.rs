@@ -3,9 +3,17 @@
 #![cfg_attr(docsrs, feature(doc_cfg))]
 #![cfg_attr(test, allow(clippy::unwrap_used, clippy::expect_used, clippy::indexing_slicing, clippy::panic))]
 
+#[cfg_attr(
+    not(all(feature = "x402", feature = "evm")),
+    allow(dead_code, reason = "helpers of the pairings; a build with fewer families uses fewer of them")
+)]
 mod account;
 #[cfg(feature = "x402")]
 mod agreement;
+#[cfg_attr(
+    not(all(feature = "x402", feature = "evm")),
+    allow(dead_code, reason = "helpers of the pairings; a build with fewer families uses fewer of them")
+)]
 mod codec;
 mod decimal;
 mod decline;
@@ -16,6 +24,10 @@ mod hash;
 #[cfg(feature = "http")]
 #[cfg_attr(docsrs, doc(cfg(feature = "http")))]
 pub mod http;
+#[cfg_attr(
+    not(all(feature = "x402", feature = "evm")),
+    allow(dead_code, reason = "helpers of the pairings; a build with fewer families uses fewer of them")
+)]
 pub mod json;
 pub mod link;
 #[cfg(feature = "local-signer")]
@@ -24,14 +36,27 @@ mod local;
 #[cfg_attr(docsrs, doc(cfg(feature = "mcp")))]
 pub mod mcp;
 pub mod pairing;
+#[cfg_attr(
+    not(all(feature = "x402", feature = "evm")),
+    allow(dead_code, reason = "helpers of the pairings; a build with fewer families uses fewer of them")
+)]
 mod payment;
 pub mod rail;
 mod refusal;
 mod registry;
+#[cfg_attr(
+    not(all(feature = "x402", feature = "evm")),
+    allow(dead_code, reason = "helpers of the pairings; a build with fewer families uses fewer of them")
+)]
+mod select;
 mod signer;
 mod transact;
 #[cfg(feature = "x402")]
 #[cfg_attr(docsrs, doc(cfg(feature = "x402")))]
+#[cfg_attr(
+    not(all(feature = "x402", feature = "evm")),
+    allow(dead_code, reason = "helpers of the pairings; a build with fewer families uses fewer of them")
+)]
 pub mod x402;
 
 #[cfg(feature = "x402")]

@@ -131,13 +131,13 @@ impl InputSpec {
     }
 
     /// An optional input of any form of its type.
-    pub(crate) const fn optional(name: &'static str, ty: InputType, meaning: &'static str) -> Self {
+    pub const fn optional(name: &'static str, ty: InputType, meaning: &'static str) -> Self {
         Self { name, ty, format: InputFormat::Any, required: false, offered: None, meaning }
     }
 
     /// The spec with its form.
     #[must_use]
-    pub(crate) const fn with_format(mut self, format: InputFormat) -> Self {
+    pub const fn with_format(mut self, format: InputFormat) -> Self {
         self.format = format;
         self
     }
@@ -145,7 +145,7 @@ impl InputSpec {
     /// The spec of an input that the chosen option's member stands in for ([`InputSpec::offered`]): required
     /// unless the option has that member.
     #[must_use]
-    pub(crate) const fn unless_offered(mut self, member: &'static str) -> Self {
+    pub const fn unless_offered(mut self, member: &'static str) -> Self {
         self.required = true;
         self.offered = Some(member);
         self

@@ -62,14 +62,14 @@ impl Quote {
 
     /// The quote with the deposit a channel opening locks.
     #[must_use]
-    pub(crate) fn with_deposit(mut self, deposit: U256) -> Self {
+    pub fn with_deposit(mut self, deposit: U256) -> Self {
         self.deposit = Some(deposit);
         self
     }
 
     /// The quote with the time window the signed payment names.
     #[must_use]
-    pub(crate) fn with_window(mut self, valid_after: Option<u64>, valid_before: Option<u64>) -> Self {
+    pub fn with_window(mut self, valid_after: Option<u64>, valid_before: Option<u64>) -> Self {
         self.valid_after = valid_after;
         self.valid_before = valid_before;
         self

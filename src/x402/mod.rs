@@ -34,42 +34,13 @@ pub(crate) const PAYMENT_IDENTIFIER: &str = "payment-identifier";
 const AGREEMENT_URL: &str = "legalContextAgreementUrl";
 const AGREEMENT_URL_SNAKE: &str = "legal_context_agreement_url";
 
-/// What a pairing's option filter says of one `accepts` entry.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub(crate) enum Served {
-    /// The pairing serves it.
-    Yes,
-    /// It is the pairing's, but cannot be paid: the reason.
-    Refused(Refusal),
-    /// It is another pairing's.
-    NotMine,
-}
-
-/// A pairing's option filter.
-pub(crate) type Filter = fn(&Map<String, Value>) -> Served;
+pub use crate::select::timeout_seconds;
+pub(crate) use crate::select::{Filter, Served, amount_of};
 
 /// The filter for the options `pairs` accepts: those `payable` also accepts are served, the rest refused
 /// `x402/option-malformed`.
 pub(crate) fn served_if(pairs: bool, payable: impl FnOnce() -> bool) -> Served {
-    if !pairs {
-        Served::NotMine
-    } else if payable() {
-        Served::Yes
-    } else {
-        Served::Refused(Refusal::x402(Reason::OptionMalformed))
-    }
-}
-
-/// An option's `maxTimeoutSeconds` when it is a safe integer above zero (`60.0` is 60); `None` otherwise.
-pub fn timeout_seconds(value: &Value) -> Option<u64> {
-    safe_int(value).and_then(|s| u64::try_from(s).ok()).filter(|s| *s > 0)
-}
-
-/// An option's `amount` when it is the canonical decimal of a positive integer: digits only, no leading zero.
-pub(crate) fn amount_of(value: &Value) -> Option<&str> {
-    let s = value.as_str()?;
-    let b = s.as_bytes();
-    (matches!(b.first(), Some(b'1'..=b'9')) && b.iter().all(u8::is_ascii_digit)).then_some(s)
+    crate::select::served_if("x402", pairs, payable)
 }
 
 /// Whether the document (or a payment's members) is an object with `x402Version` 2.
@@ -347,16 +318,14 @@ fn with_payment_id(extensions: &Value, id: &str) -> Result<Value, Refusal> {
     Ok(extensions)
 }
 
-/// The first option, in document order, on the account's network. The buyer chooses among options by removing the
-/// others from `accepts` first.
+/// The first option, in document order, on the account's network, and the document it is in. The buyer chooses
+/// among options by removing the others from `accepts` first.
 pub(crate) fn first_on_network<'a>(read: &Advertised<'a>, network: &str) -> Result<(&'a Value, &'a Value), Refusal> {
     let Offer::X402 { required, options } = &read.offer else {
         return Err(Refusal::x402(Reason::NoPayableOption));
     };
-    options
-        .iter()
-        .find(|o| o.member("network").and_then(Value::as_str) == Some(network))
-        .map(|o| (*required, *o))
+    crate::select::first_on_network(options, network)
+        .map(|o| (*required, o))
         .ok_or(Refusal::x402(Reason::NoPayableOption))
 }
 
