@@ -68,7 +68,7 @@ pub(crate) fn within_offer(pairing: &dyn Pairing, args: &WithinArgs<'_>) -> Resu
     })
 }
 
-/// Plans the in-channel payment: [`within_offer`], then the pairing's build over it (a refusal is
+/// Plans the in-channel payment: `within_offer`, then the pairing's build over it (a refusal is
 /// `offer-unreadable`). The gate completes the build with placeholder answers and checks the channel it would name
 /// before the signer is called.
 pub fn plan_within(

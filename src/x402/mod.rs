@@ -253,7 +253,7 @@ impl<'a> X402Payment<'a> {
 pub type Read = fn(&dyn Member) -> Result<AtrHash, Refusal>;
 
 /// [`Pairing::keep_document`](crate::Pairing::keep_document) for an x402 pairing: the `PAYMENT-REQUIRED` document
-/// goes into the choice first, under [`DOCUMENT`], where `choose` left it out and `build` reads it (moved where the
+/// goes into the choice first, under `DOCUMENT`, where `choose` left it out and `build` reads it (moved where the
 /// caller handed it over, copied where it was lent).
 pub fn keep_document(chosen: &mut Chosen, doc: Cow<'_, Value>) {
     chosen.build_input.shift_insert(0, DOCUMENT.to_owned(), doc.into_owned());

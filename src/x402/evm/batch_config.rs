@@ -96,7 +96,7 @@ pub fn domain(chain_id: u64) -> Eip712Domain {
 
 /// The channel id of a configuration on a chain, and the values it is hashed from: `keccak256(0x1901 ‖
 /// domainSeparator ‖ hashStruct(ChannelConfig))`. A chain id outside 1 … 2^53 − 1 is `evm/network-malformed`; a
-/// configuration that is not [`is_channel_config`] is `evm/field-malformed`.
+/// configuration that is not `is_channel_config` is `evm/field-malformed`.
 pub fn channel_id_parts(chain_id: u64, config: &Value) -> Result<ChannelIdParts, Refusal> {
     if chain_id == 0 || chain_id > crate::json::MAX_SAFE_INTEGER as u64 {
         return Err(Refusal::evm(Reason::NetworkMalformed));

@@ -138,7 +138,7 @@ impl Pairing for BatchSettlement {
     /// The first option on the account's network; the payer authorizer and the deposit authorization's salt (else
     /// drawn here once and kept in the choice) from the buyer's inputs; the deposit from the option's
     /// `extra.minDeposit`, else the buyer's `deposit` input, and never above the buyer's `maxDeposit`. The inputs'
-    /// forms were held to [`INPUTS`] before the choice ([`check_inputs`](crate::pairing::check_inputs)); what is
+    /// forms were held to `INPUTS` before the choice ([`check_inputs`](crate::pairing::check_inputs)); what is
     /// checked here needs the option.
     fn choose(&self, read: &Advertised<'_>, ctx: &ChooseContext<'_>) -> Result<Chosen, Refusal> {
         let no_option = || Refusal::x402(Reason::NoPayableOption);
