@@ -117,7 +117,8 @@ mod tests {
     use crate::decline::DeclineCode;
     use crate::fetch::{Body, FetchError, Request, Response};
     use crate::hash::atr_hash;
-    use crate::pairing::{Advertised, ChooseContext, Chosen, Offer, Unsigned};
+    use crate::json::Member;
+    use crate::pairing::{Advertised, ChooseContext, Chosen, InputSpec, Offer, Quote, Unsigned};
     use crate::refusal::{Reason, Refusal};
     use crate::signer::{Answer, BoxFuture, SignerError, SigningRequest};
 
@@ -150,7 +151,13 @@ mod tests {
         fn build<'a>(&'a self, _: &'a Chosen, _: &'a [u8], _: &AtrHash) -> Result<Box<dyn Unsigned + 'a>, Refusal> {
             Err(Refusal::new("card", Reason::NothingToSign))
         }
-        fn bound(&self, _: &Value, _: Option<&Value>) -> Result<AtrHash, Refusal> {
+        fn inputs(&self) -> &'static [InputSpec] {
+            &[]
+        }
+        fn quote(&self, _: &Chosen) -> Result<Quote, Refusal> {
+            Err(Refusal::new("card", Reason::NothingToSign))
+        }
+        fn bound(&self, _: &dyn Member, _: Option<&Value>) -> Result<AtrHash, Refusal> {
             Err(Refusal::new("card", Reason::NothingToSign))
         }
     }
