@@ -1,4 +1,11 @@
-#![doc = include_str!("../README.md")]
+// The README's examples call the x402 decoder and the http fetch: it is the crate's page where they are built (the
+// defaults, and docs.rs's every feature), and a line pointing to it elsewhere.
+#![cfg_attr(all(feature = "x402", feature = "http"), doc = include_str!("../README.md"))]
+#![cfg_attr(
+    not(all(feature = "x402", feature = "http")),
+    doc = "A buyer-side gate for the Legal Context Protocol: never sign a payment that does not carry the SHA-256 of \
+           the terms bytes received. The crate's page is its README, built with the `x402` and `http` features."
+)]
 #![forbid(unsafe_code)]
 #![cfg_attr(docsrs, feature(doc_cfg))]
 #![cfg_attr(test, allow(clippy::unwrap_used, clippy::expect_used, clippy::indexing_slicing, clippy::panic))]

@@ -255,9 +255,9 @@ mod tests {
         }
         // Today one pairing takes inputs: the batch-settlement opening.
         let takers: Vec<&str> = built().filter(|p| !p.inputs().is_empty()).map(|p| p.id()).collect();
-        #[cfg(feature = "evm")]
+        #[cfg(all(feature = "x402", feature = "evm"))]
         assert_eq!(takers, ["x402/batch-settlement/eip155"]);
-        #[cfg(not(feature = "evm"))]
+        #[cfg(not(all(feature = "x402", feature = "evm")))]
         assert!(takers.is_empty());
     }
 }
