@@ -17,9 +17,9 @@ use tokio_util::sync::CancellationToken;
 
 use crate::decline::{DeclineCode, Declined, Moved};
 use crate::fetch::{Fetch, Request};
+use crate::gate::atr::{IDENTITY, declared_over, is_identity, read_capped, trim_http};
 use crate::gate::{
-    Agreement, AgreementPayment, AgreementReceipt, IDENTITY, Options, ToApprove, build_guarded, declared_over,
-    is_identity, read_capped, request_guarded, sign_steps, trim_http,
+    Agreement, AgreementPayment, AgreementReceipt, Options, ToApprove, build_guarded, request_guarded, sign_steps,
 };
 use crate::hash::{AtrHash, atr_hash, hash_equals};
 use crate::json::{Member, is_offered};

@@ -2,7 +2,7 @@
 //! signed, build the payment with the hash of those bytes, and return it only when the pairing reads that hash back
 //! from the signed payment. The gate knows no rail: it calls a [`Pairing`].
 
-mod atr;
+pub(crate) mod atr;
 mod channels;
 mod types;
 
@@ -24,9 +24,6 @@ use crate::link::{is_https_link, link_reason};
 use crate::pairing::{ChooseContext, Chosen, Completed, Completion, Pairing, Unsigned, choose_with_inputs, namespace};
 use crate::refusal::{Reason, Refusal};
 use crate::signer::{Answer, Signer, SigningRequest};
-
-#[cfg_attr(not(feature = "x402"), allow(unused_imports, reason = "for the agreement exchange, which needs x402"))]
-pub(crate) use atr::{IDENTITY, declared_over, is_identity, read_capped, trim_http};
 
 /// The most signer calls one payment takes: a funding and then a voucher.
 const MAX_STEPS: usize = 2;
