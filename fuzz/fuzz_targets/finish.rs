@@ -14,7 +14,7 @@
 
 use libfuzzer_sys::fuzz_target;
 use serde_json::Value;
-use terms::{DeclineCode, Finish, Answer, atr_hash, check, check_landed, finish};
+use terms::{Answer, DeclineCode, Finish, atr_hash, check, check_landed, finish};
 use terms_fuzz::confirmed;
 
 fuzz_target!(|data: &[u8]| {

@@ -16,10 +16,10 @@ use std::task::{Context, Poll};
 use bytes::Bytes;
 use futures_core::Stream;
 use serde_json::{Map, Value, json};
-use terms::{Body, Fetch, FetchError, Request, Response};
-use terms::LocalSigner;
 use terms::BoxFuture;
-use terms::{Pairing, Answer, Signer, SignerError, SigningRequest};
+use terms::LocalSigner;
+use terms::{Answer, Pairing, Signer, SignerError, SigningRequest};
+use terms::{Body, Fetch, FetchError, Request, Response};
 
 /// The byte between the parts of an input.
 pub const SEP: u8 = 0xFF;
