@@ -37,10 +37,19 @@ pub enum DeclineCode {
     AgreementPending,
     /// The agreement exchange failed.
     AgreementFailed,
+    /// Ours, not the reference's: the buyer's spend policy refused the payment (detail `policy/<reason>`). The link
+    /// was not fetched, or nothing was signed.
+    PolicyRefused,
+    /// Ours, not the reference's: the buyer's journal could not record the payment, or its record forbids another
+    /// (detail `journal/<reason>`). Nothing unrecorded is ever signed or returned.
+    JournalFailed,
 }
 
 impl DeclineCode {
-    /// All twelve codes, in the reference's order.
+    /// Our extensions beside the reference's twelve: a spend policy's refusal and a journal's failure.
+    pub const OURS: [Self; 2] = [Self::PolicyRefused, Self::JournalFailed];
+
+    /// All twelve codes of the reference, in its order (our extensions are [`DeclineCode::OURS`]).
     pub const ALL: [Self; 12] = [
         Self::PairingNotSupported,
         Self::OfferUnreadable,
@@ -71,6 +80,8 @@ impl DeclineCode {
             Self::AgreementNotOffered => "agreement-not-offered",
             Self::AgreementPending => "agreement-pending",
             Self::AgreementFailed => "agreement-failed",
+            Self::PolicyRefused => "policy-refused",
+            Self::JournalFailed => "journal-failed",
         }
     }
 }

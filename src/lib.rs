@@ -51,6 +51,7 @@ mod payment;
 pub mod rail;
 mod refusal;
 mod registry;
+pub mod safety;
 #[cfg_attr(
     not(all(feature = "x402", feature = "evm")),
     allow(dead_code, reason = "helpers of the pairings; a build with fewer families uses fewer of them")

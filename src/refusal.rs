@@ -108,6 +108,30 @@ reasons! {
     MemberFailed => "member-failed",
     /// The pairing's read-back of H panicked.
     BoundFailed => "bound-failed",
+    /// Policy (ours): the resource bought is not one the policy allows, or the payment names none.
+    ResourceNotAllowed => "resource-not-allowed",
+    /// Policy (ours): the network is not one the policy allows.
+    NetworkNotAllowed => "network-not-allowed",
+    /// Policy (ours): the asset is not one the policy lists.
+    AssetNotAllowed => "asset-not-allowed",
+    /// Policy (ours): the payee is denied, not allowed, or not an address.
+    PayeeNotAllowed => "payee-not-allowed",
+    /// Policy (ours): the amount is above the per-payment cap for its asset.
+    AmountAboveCap => "amount-above-cap",
+    /// Policy (ours): a budget window has no room for the amount.
+    BudgetExhausted => "budget-exhausted",
+    /// Policy (ours): the signed authorisation would be valid for longer than the policy's maximum.
+    WindowTooLong => "window-too-long",
+    /// Policy (ours): the pairing gives no quote of the payment, so the policy cannot place it.
+    QuoteUnknown => "quote-unknown",
+    /// Policy (ours): the approval passed back is not the payment the gate would make now.
+    ApprovalChanged => "approval-changed",
+    /// Journal (ours): the journal cannot be read or written.
+    Unavailable => "unavailable",
+    /// Journal (ours): a payment for the same purchase is being signed by another attempt.
+    InFlight => "in-flight",
+    /// Journal (ours): a payment for the same purchase may have moved and nothing can be re-sent: ask first.
+    StateUnknown => "state-unknown",
 }
 
 impl fmt::Display for Reason {
@@ -230,6 +254,18 @@ mod tests {
         (Reason::BuildFailed, "x402/build-failed"),
         (Reason::MemberFailed, "x402/member-failed"),
         (Reason::BoundFailed, "x402/bound-failed"),
+        (Reason::ResourceNotAllowed, "x402/resource-not-allowed"),
+        (Reason::NetworkNotAllowed, "x402/network-not-allowed"),
+        (Reason::AssetNotAllowed, "x402/asset-not-allowed"),
+        (Reason::PayeeNotAllowed, "x402/payee-not-allowed"),
+        (Reason::AmountAboveCap, "x402/amount-above-cap"),
+        (Reason::BudgetExhausted, "x402/budget-exhausted"),
+        (Reason::WindowTooLong, "x402/window-too-long"),
+        (Reason::QuoteUnknown, "x402/quote-unknown"),
+        (Reason::ApprovalChanged, "x402/approval-changed"),
+        (Reason::Unavailable, "x402/unavailable"),
+        (Reason::InFlight, "x402/in-flight"),
+        (Reason::StateUnknown, "x402/state-unknown"),
     ];
 
     #[test]
@@ -244,6 +280,7 @@ mod tests {
             assert_eq!((refusal.namespace(), refusal.reason()), (Some("x402"), *reason));
             assert_eq!(Refusal::evm(*reason).code(), code.replacen("x402/", "evm/", 1));
             assert_eq!(Refusal::new("mpp", *reason).code(), code.replacen("x402/", "mpp/", 1));
+            assert_eq!(Refusal::new("policy", *reason).code(), code.replacen("x402/", "policy/", 1));
         }
     }
 

@@ -4,6 +4,7 @@
 
 pub(crate) mod atr;
 mod channels;
+mod spend;
 mod types;
 
 use std::panic::{AssertUnwindSafe, catch_unwind};
@@ -11,6 +12,11 @@ use std::panic::{AssertUnwindSafe, catch_unwind};
 use serde_json::Value;
 
 pub use channels::{Within, open_channel, record_charge, within};
+pub(crate) use spend::journal_failed;
+pub use spend::{
+    Allowed, Answered, Begun, Claim, Ended, Intent, JournalError, PolicyRefusal, Purchase, Role, Spend, SpendApproval,
+    SpendJournal, SpendPolicy,
+};
 pub use types::{
     Agreement, AgreementPayment, AgreementReceipt, Checked, Confirmed, Document, Finish, Finished, Next, Options,
     ToApprove,

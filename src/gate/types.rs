@@ -167,6 +167,10 @@ pub struct Options {
     pub(crate) approved: Option<AgreementPayment>,
     pub(crate) cancel: Option<CancellationToken>,
     pub(crate) agreement_signer: Option<Arc<dyn Signer>>,
+    pub(crate) policy: Option<Arc<dyn super::SpendPolicy>>,
+    pub(crate) journal: Option<Arc<dyn super::SpendJournal>>,
+    pub(crate) purchase: Option<super::Purchase>,
+    pub(crate) spend_approved: Option<super::SpendApproval>,
 }
 
 impl Default for Options {
@@ -178,6 +182,10 @@ impl Default for Options {
             approved: None,
             cancel: None,
             agreement_signer: None,
+            policy: None,
+            journal: None,
+            purchase: None,
+            spend_approved: None,
         }
     }
 }
@@ -190,6 +198,10 @@ impl fmt::Debug for Options {
             .field("approved", &self.approved)
             .field("cancel", &self.cancel)
             .field("agreement_signer", &self.agreement_signer.as_ref().map(|s| s.account().to_owned()))
+            .field("policy", &self.policy)
+            .field("journal", &self.journal)
+            .field("purchase", &self.purchase)
+            .field("spend_approved", &self.spend_approved)
             .finish_non_exhaustive()
     }
 }

@@ -2,19 +2,19 @@
 //! reads it from the same parsed values its build signs, so what the policy checks is what is built.
 
 use ruint::aliases::U256;
-use serde::{Serialize, Serializer};
+use serde::{Deserialize, Deserializer, Serialize, Serializer};
 
 /// What the buyer would pay for a [`Chosen`](super::Chosen), as [`Pairing::quote`](super::Pairing::quote) reads it
 /// from the choice: the amount, of which asset, to whom, on which network, under which scheme, and the time window
 /// the signed payment names. Serialized with camelCase members, amounts as decimal strings, absent members left out.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
-#[serde(rename_all = "camelCase")]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
 #[non_exhaustive]
 pub struct Quote {
     /// The amount in the asset's atomic units (for USDC, millionths): what the signed payment authorizes. For an
     /// `upto` payment the most the seller may settle; for a channel opening the first voucher's claim (the deposit is
     /// [`Quote::deposit`]).
-    #[serde(serialize_with = "decimal")]
+    #[serde(serialize_with = "decimal", deserialize_with = "read_decimal")]
     pub amount: U256,
     /// The asset as the option names it: a token contract address, or a currency code (`USD`).
     pub asset: String,
@@ -26,7 +26,12 @@ pub struct Quote {
     pub scheme: String,
     /// What a channel opening locks in the channel, in the asset's atomic units; `None` for a payment that opens no
     /// channel.
-    #[serde(skip_serializing_if = "Option::is_none", serialize_with = "optional_decimal")]
+    #[serde(
+        default,
+        skip_serializing_if = "Option::is_none",
+        serialize_with = "optional_decimal",
+        deserialize_with = "read_optional_decimal"
+    )]
     pub deposit: Option<U256>,
     /// The first second the signed payment is valid, Unix seconds (EIP-3009's and the x402 Permit2 witness's
     /// `validAfter`); `None` where what is signed names none.
@@ -80,6 +85,24 @@ fn decimal<S: Serializer>(value: &U256, serializer: S) -> Result<S::Ok, S::Error
     serializer.collect_str(value)
 }
 
+/// An amount in atomic units as the quote writes it: a decimal string of digits, no sign, no fraction, no leading
+/// zero, at most 2^256 - 1.
+pub(crate) fn parse_atomic(text: &str) -> Option<U256> {
+    let canonical =
+        !text.is_empty() && text.bytes().all(|b| b.is_ascii_digit()) && (text == "0" || !text.starts_with('0'));
+    canonical.then(|| text.parse::<U256>().ok()).flatten()
+}
+
+fn read_decimal<'de, D: Deserializer<'de>>(deserializer: D) -> Result<U256, D::Error> {
+    let text = String::deserialize(deserializer)?;
+    parse_atomic(&text)
+        .ok_or_else(|| serde::de::Error::custom("an amount is a decimal string of atomic units below 2^256"))
+}
+
+fn read_optional_decimal<'de, D: Deserializer<'de>>(deserializer: D) -> Result<Option<U256>, D::Error> {
+    read_decimal(deserializer).map(Some)
+}
+
 fn optional_decimal<S: Serializer>(value: &Option<U256>, serializer: S) -> Result<S::Ok, S::Error> {
     match value {
         Some(v) => decimal(v, serializer),
@@ -104,5 +127,16 @@ mod tests {
         let v = serde_json::to_value(&q).unwrap();
         assert_eq!(v["deposit"], U256::MAX.to_string());
         assert_eq!((v["validAfter"].clone(), v["validBefore"].clone()), (json!(0), json!(1_790_000_060)));
+        assert_eq!(serde_json::from_value::<Quote>(v).unwrap(), q, "a quote reads back what it writes");
+    }
+
+    #[test]
+    fn an_atomic_amount_is_digits_below_two_to_the_256() {
+        assert_eq!(parse_atomic("0"), Some(U256::ZERO));
+        assert_eq!(parse_atomic(&U256::MAX.to_string()), Some(U256::MAX));
+        let past = "115792089237316195423570985008687907853269984665640564039457584007913129639936";
+        for bad in ["", "-1", "1.5", "01", "+1", " 1", "1e3", "0x10", past] {
+            assert_eq!(parse_atomic(bad), None, "{bad:?}");
+        }
     }
 }

@@ -1,0 +1,12 @@
+//! The buyer-safety layer: a spend [`Policy`](policy::Policy) checked before every signature, typed
+//! [`Recovery`](recovery::Recovery) after every outcome, idempotent purchases, and a journal that loses nothing
+//! (SQLite by default, behind the `sqlite` feature). The gate calls it through two seams in
+//! [`Options`](crate::Options): [`SpendPolicy`] and [`SpendJournal`]; with neither set, the gate is exactly the gate.
+
+pub mod policy;
+pub mod recovery;
+
+pub use crate::gate::{
+    Allowed, Answered, Begun, Claim, Ended, Intent, JournalError, PolicyRefusal, Purchase, Role, Spend, SpendApproval,
+    SpendJournal, SpendPolicy,
+};

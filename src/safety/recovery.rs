@@ -1,0 +1,1 @@
+//! (recovery: being written)
