@@ -18,9 +18,11 @@ use tokio_util::sync::CancellationToken;
 use crate::decline::{DeclineCode, Declined, Moved};
 use crate::fetch::{Fetch, Request};
 use crate::gate::atr::{IDENTITY, declared_over, is_identity, read_capped, trim_http};
+use crate::gate::ledger::{Ledger, Opened, Opening, open};
 use crate::gate::{
     Agreement, AgreementPayment, AgreementReceipt, Options, ToApprove, build_guarded, request_guarded, sign_steps,
 };
+use crate::gate::{Answered, Role, spend_check};
 use crate::hash::{AtrHash, atr_hash, hash_equals};
 use crate::json::{Member, is_offered};
 use crate::link::{is_https_link, link_reason};
@@ -361,7 +363,6 @@ async fn pay(
     fetch: &dyn Fetch,
     options: &Options,
 ) -> Result<Agreement, Declined> {
-    let cancel = options.cancel.as_ref();
     if approved.url != url {
         return Err(failed("The approved agreement payment names another agreement URL."));
     }
@@ -369,8 +370,54 @@ async fn pay(
         return Err(Declined::new(DeclineCode::NoPayableOption, Refusal::x402(Reason::InputMalformed).code()));
     };
     let selected = paying(required, &h, signer.account(), options, Some(&approved.option))?;
+    let account = signer.account();
+    let spent = spend_check(selected.pairing, &selected.chosen, account, options, Role::Agreement)?;
+    let fallback_key = format!("agreement:{url}#{}", h.to_hex());
+    let opening = Opening {
+        pairing: selected.pairing,
+        chosen: &selected.chosen,
+        account,
+        h: &h,
+        role: Role::Agreement,
+        fallback_key: &fallback_key,
+    };
+    let (ledger, paid) = match open(opening, spent.as_ref(), options).await? {
+        Opened::Unjournaled => (None, sign_agreement(&selected, signer, bytes, h, None).await?),
+        Opened::Fresh(ledger) => match sign_agreement(&selected, signer, bytes, h, Some(&ledger)).await {
+            Err(declined) => return Err(ledger.ended(declined).await),
+            Ok(paid) => {
+                ledger.signed(bytes, &paid.to_value()).await?;
+                (Some(ledger), paid)
+            }
+        },
+        // Signed before for this agreement: the same bytes are sent again, never a new signature.
+        Opened::Resend { ledger, payment } => (Some(ledger), Payment::from_value(&payment)),
+    };
+    let sent = send(bytes, h, url, &selected, &paid, fetch, options).await;
+    let Some(ledger) = ledger else { return sent };
+    match sent {
+        Ok(Agreement::Agreed { receipt }) => {
+            let answer = serde_json::to_value(&receipt).unwrap_or(Value::Null);
+            ledger.answered(Answered::Settled(&answer)).await?;
+            Ok(Agreement::Agreed { receipt })
+        }
+        Ok(other) => Ok(other),
+        Err(declined) => Err(ledger.ended(declined).await),
+    }
+}
+
+/// Sends the signed agreement payment and waits for its receipt, within the challenge's limits.
+async fn send(
+    bytes: &[u8],
+    h: AtrHash,
+    url: &str,
+    selected: &Selected,
+    paid: &Payment,
+    fetch: &dyn Fetch,
+    options: &Options,
+) -> Result<Agreement, Declined> {
+    let cancel = options.cancel.as_ref();
     let (request_s, exchange_s) = selected.limits;
-    let paid = sign_agreement(&selected, signer, bytes, h).await?;
     if is_ended(cancel) {
         // Signed but not sent: the payment is dropped, and nothing has moved.
         return Err(ended());
@@ -430,6 +477,7 @@ async fn sign_agreement(
     signer: &dyn Signer,
     bytes: &[u8],
     h: AtrHash,
+    ledger: Option<&Ledger<'_>>,
 ) -> Result<Payment, Declined> {
     let pairing = selected.pairing;
     let unsigned = build_guarded(pairing, &selected.chosen, bytes, &h);
@@ -442,6 +490,11 @@ async fn sign_agreement(
     };
     let request = request_guarded(pairing, unsigned.as_ref())
         .map_err(|r| Declined::new(DeclineCode::OfferUnreadable, r.code()))?;
+    if let (Some(ledger), Some(first)) = (ledger, &request)
+        && pairing.moves(first)
+    {
+        ledger.moving().await?;
+    }
     match sign_steps(pairing, &selected.chosen, request, signer, bytes, h).await? {
         Some(finished) => Ok(finished.signed),
         None => Err(Declined::new(DeclineCode::OfferUnreadable, "The agreement payment gave nothing to sign.")),

@@ -88,7 +88,7 @@ pub use refusal::{Reason, Refusal};
 pub use registry::{Entry, Protocol, REGISTRY, built_ids, entry, pairing, pairing_for, x402_pairings};
 pub use signer::{Answer, BoxFuture, Fields, Signer, SignerError, SigningRequest, TypedData, TypedField};
 pub use tokio_util::sync::CancellationToken;
-pub use transact::{TransactOutcome, Transacted, transact};
+pub use transact::{ApproveSpend, Resent, TransactOutcome, Transacted, transact};
 #[cfg(feature = "x402")]
 #[cfg_attr(docsrs, doc(cfg(feature = "x402")))]
 pub use x402::{HeaderError, decode_payment_required};

@@ -6,10 +6,16 @@ use serde_json::Value;
 
 use crate::decline::Declined;
 use crate::fetch::Fetch;
-use crate::gate::{Agreement, AgreementReceipt, Confirmed, Document, Options, ToApprove, confirm, sign_steps};
+use crate::gate::journal_failed;
+use crate::gate::ledger::{Ledger, Opened, Opening, approval, open};
+use crate::gate::{
+    Agreement, AgreementReceipt, Confirmed, Document, Options, Role, SpendApproval, Staged, ToApprove, confirm_staged,
+    sign_steps, spend_check, stage,
+};
 use crate::hash::AtrHash;
 use crate::pairing::Pairing;
 use crate::payment::Payment;
+use crate::refusal::Reason;
 use crate::signer::Signer;
 
 /// A transaction the gate completed.
@@ -28,6 +34,25 @@ pub struct Transacted {
     /// The landed read to keep beside the payment, where the pairing has one.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub landed: Option<Value>,
+    /// The journal's attempt that recorded the payment, where a journal is set: tell it the seller's answer.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub attempt: Option<String>,
+}
+
+/// A payment the journal already holds for this purchase: re-send exactly it, never sign a new one.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Resent {
+    /// What `transact` returned when it signed it.
+    pub resend: Transacted,
+}
+
+/// A payment above the policy's approval threshold, handed back for a person's approval: nothing was signed.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct ApproveSpend {
+    /// Pass it back unchanged with [`Options::spend_approved`] to pay it.
+    pub approve_spend: SpendApproval,
 }
 
 /// What `transact` gives when it does not decline.
@@ -39,12 +64,22 @@ pub enum TransactOutcome {
     Signed(Transacted),
     /// An agreement payment to approve first; nothing was signed.
     ToApprove(ToApprove),
+    /// A payment above the policy's approval threshold to approve first; nothing was signed.
+    ApproveSpend(ApproveSpend),
+    /// The journal holds a payment signed for this purchase that may have moved: re-send exactly its bytes.
+    Resend(Resent),
 }
 
 /// confirm, then (for a pairing whose payment is no public proof) the agreement payment, then the signer, then
 /// finish: the signer is called at most once per step of the payment, and never before the bytes are compared or
 /// after a decline. A build without the `x402` feature has no agreement exchange: there an offer that names an
 /// agreement URL declines `agreement-failed`, before anything is signed.
+///
+/// With a spend policy ([`Options::policy`]) the choice is checked right after it is made, before the link is
+/// fetched; above the policy's approval threshold the payment is handed back ([`TransactOutcome::ApproveSpend`]).
+/// With a journal ([`Options::journal`]) the budgets are reserved and the intent recorded before anything is
+/// fetched or signed, the payment is recorded before it is returned, and a purchase whose payment was signed
+/// before is answered with those bytes ([`TransactOutcome::Resend`]), the signer not called.
 pub async fn transact(
     doc: impl Document,
     pairing: &dyn Pairing,
@@ -52,20 +87,96 @@ pub async fn transact(
     fetch: &dyn Fetch,
     options: &Options,
 ) -> Result<TransactOutcome, Declined> {
-    let confirmed = confirm(doc, pairing, signer.account(), fetch, options).await?;
+    let account = signer.account();
+    let staged = stage(doc.get(), pairing, account, options)?;
+    let spent = spend_check(pairing, &staged.chosen, account, options, Role::Payment)?;
+    if let Some(wanted) = approval(pairing, &staged, account, options, spent.as_ref())? {
+        return Ok(TransactOutcome::ApproveSpend(ApproveSpend { approve_spend: wanted }));
+    }
+    let fallback_key = format!("attempt:{}", staged.chosen.reference);
+    let opening = Opening {
+        pairing,
+        chosen: &staged.chosen,
+        account,
+        h: &staged.h,
+        role: Role::Payment,
+        fallback_key: &fallback_key,
+    };
+    let ledger = match open(opening, spent.as_ref(), options).await? {
+        Opened::Unjournaled => None,
+        Opened::Fresh(ledger) => Some(ledger),
+        Opened::Resend { ledger, payment } => return resend(ledger.attempt(), payment),
+    };
+    let paid = paying(staged, doc, pairing, signer, fetch, options, ledger.as_ref()).await;
+    let Some(ledger) = ledger else {
+        return paid.map(|p| match p {
+            Paid::Signed(t) => TransactOutcome::Signed(t),
+            Paid::ToApprove(t) => TransactOutcome::ToApprove(t),
+        });
+    };
+    match paid {
+        Err(declined) => Err(ledger.ended(declined).await),
+        Ok(Paid::ToApprove(t)) => {
+            ledger.handed_back().await?;
+            Ok(TransactOutcome::ToApprove(t))
+        }
+        Ok(Paid::Signed(mut done)) => {
+            done.attempt = Some(ledger.attempt().to_owned());
+            let recorded = serde_json::to_value(&done).map_err(|e| journal_failed(Reason::Unavailable, e))?;
+            ledger.signed(&done.bytes, &recorded).await?;
+            Ok(TransactOutcome::Signed(done))
+        }
+    }
+}
+
+/// The payment the journal holds, as it was returned.
+fn resend(attempt: &str, payment: Value) -> Result<TransactOutcome, Declined> {
+    match serde_json::from_value::<Transacted>(payment) {
+        Ok(resend) => Ok(TransactOutcome::Resend(Resent { resend })),
+        Err(e) => Err(journal_failed(
+            Reason::StateUnknown,
+            format!("the journal's payment of attempt {attempt} cannot be read: {e}"),
+        )),
+    }
+}
+
+/// The fetch and compare, the agreement payment where one comes first, and the signer.
+async fn paying(
+    staged: Staged,
+    doc: impl Document,
+    pairing: &dyn Pairing,
+    signer: &dyn Signer,
+    fetch: &dyn Fetch,
+    options: &Options,
+    ledger: Option<&Ledger<'_>>,
+) -> Result<Paid, Declined> {
+    let confirmed = confirm_staged(staged, doc, pairing, fetch).await?;
     let Confirmed { chosen, request, bytes, h } = confirmed;
     let mut receipt = None;
     if let Some(url) = &chosen.agreement {
         match agreement(&bytes, url, pairing, signer, fetch, options).await? {
             Agreement::Agreed { receipt: r } => receipt = Some(r),
-            Agreement::ToApprove(t) => return Ok(TransactOutcome::ToApprove(t)),
+            Agreement::ToApprove(t) => return Ok(Paid::ToApprove(t)),
         }
     }
+    if let (Some(ledger), Some(first)) = (ledger, &request)
+        && pairing.moves(first)
+    {
+        ledger.moving().await?;
+    }
     let done = sign_steps(pairing, &chosen, request, signer, &bytes, h).await?;
-    Ok(TransactOutcome::Signed(match done {
-        None => Transacted { signed: None, bytes, h, agreement: receipt, landed: None },
-        Some(f) => Transacted { signed: Some(f.signed), bytes, h: f.h, agreement: receipt, landed: f.landed },
+    Ok(Paid::Signed(match done {
+        None => Transacted { signed: None, bytes, h, agreement: receipt, landed: None, attempt: None },
+        Some(f) => {
+            Transacted { signed: Some(f.signed), bytes, h: f.h, agreement: receipt, landed: f.landed, attempt: None }
+        }
     }))
+}
+
+/// What [`paying`] ends with.
+enum Paid {
+    Signed(Transacted),
+    ToApprove(ToApprove),
 }
 
 /// The agreement exchange at the URL the offer named, paid by the agreement signer where there is one.

@@ -4,6 +4,7 @@
 
 pub(crate) mod atr;
 mod channels;
+pub(crate) mod ledger;
 mod spend;
 mod types;
 
@@ -27,7 +28,9 @@ use crate::fetch::Fetch;
 use crate::hash::{AtrHash, MAX_ATR_BYTES, atr_hash};
 use crate::json::Member;
 use crate::link::{is_https_link, link_reason};
-use crate::pairing::{ChooseContext, Chosen, Completed, Completion, Pairing, Unsigned, choose_with_inputs, namespace};
+use crate::pairing::{
+    ChooseContext, Chosen, Completed, Completion, Pairing, Quote, Unsigned, choose_with_inputs, namespace,
+};
 use crate::refusal::{Reason, Refusal};
 use crate::signer::{Answer, Signer, SigningRequest};
 
@@ -90,8 +93,10 @@ fn answers_json(answers: &[Answer]) -> Value {
 /// is signed. For a pairing whose payment is no public proof, `chosen.agreement` names the agreement URL to pay
 /// (with [`agree`](crate::agree)) before signing.
 ///
-/// Order: read → choose → link rule → one fetch → compare → agreement offered → build → request. So an offer with
-/// no payable option is never fetched, and a mismatch is found before anything is built.
+/// Order: read → choose → spend policy (where [`Options::policy`] set one) → link rule → one fetch → compare →
+/// agreement offered → build → request. So an offer with no payable option, or one the policy refuses, is never
+/// fetched, and a mismatch is found before anything is built. `confirm` reserves no budget and asks for no
+/// approval: it signs nothing; [`transact`](crate::transact) does both.
 ///
 /// `doc` is the seller's document, lent (`&Value`: a pairing that keeps it in the choice keeps a copy) or handed
 /// over (`Value`: moved into the choice, nothing copied).
@@ -102,25 +107,76 @@ pub async fn confirm(
     fetch: &dyn Fetch,
     options: &Options,
 ) -> Result<Confirmed, Declined> {
-    let (advertised, link, mut chosen) = {
-        let doc = doc.get();
-        let read = guarded(|| pairing.read(doc), || ns_code(pairing, Reason::MemberFailed))
-            .map_err(|r| decline(DeclineCode::OfferUnreadable, r.code()))?;
-        let reference = options.ids.next_id();
-        let ctx =
-            ChooseContext { account, inputs: &options.inputs, now: options.clock.now(), reference: &reference, doc };
-        let chosen = guarded(|| choose_with_inputs(pairing, &read, &ctx), || ns_code(pairing, Reason::MemberFailed));
-        let mut chosen = chosen.map_err(|r| {
-            let declined = decline(DeclineCode::NoPayableOption, r.code());
-            if r.reason() != Reason::NoPayableOption {
-                return declined;
-            }
-            let offered = read.offer.networks().join(", ");
-            declined.with_cause(format!("the account {account} is not paid by the options offered on [{offered}]"))
-        })?;
-        chosen.agreement = if pairing.public_proof() { None } else { read.agreement };
-        (read.h, read.link, chosen)
+    let staged = stage(doc.get(), pairing, account, options)?;
+    spend_check(pairing, &staged.chosen, account, options, Role::Payment)?;
+    confirm_staged(staged, doc, pairing, fetch).await
+}
+
+/// The choice, made before anything is fetched: what [`confirm_staged`] fetches and compares next.
+#[derive(Debug)]
+pub(crate) struct Staged {
+    /// The hash the offer advertises.
+    pub(crate) h: AtrHash,
+    /// The link the offer names.
+    pub(crate) link: String,
+    /// The choice.
+    pub(crate) chosen: Chosen,
+}
+
+/// Read → choose: nothing fetched, nothing signed.
+pub(crate) fn stage(doc: &Value, pairing: &dyn Pairing, account: &str, options: &Options) -> Result<Staged, Declined> {
+    let read = guarded(|| pairing.read(doc), || ns_code(pairing, Reason::MemberFailed))
+        .map_err(|r| decline(DeclineCode::OfferUnreadable, r.code()))?;
+    let reference = options.ids.next_id();
+    let ctx = ChooseContext { account, inputs: &options.inputs, now: options.clock.now(), reference: &reference, doc };
+    let chosen = guarded(|| choose_with_inputs(pairing, &read, &ctx), || ns_code(pairing, Reason::MemberFailed));
+    let mut chosen = chosen.map_err(|r| {
+        let declined = decline(DeclineCode::NoPayableOption, r.code());
+        if r.reason() != Reason::NoPayableOption {
+            return declined;
+        }
+        let offered = read.offer.networks().join(", ");
+        declined.with_cause(format!("the account {account} is not paid by the options offered on [{offered}]"))
+    })?;
+    chosen.agreement = if pairing.public_proof() { None } else { read.agreement };
+    Ok(Staged { h: read.h, link: read.link, chosen })
+}
+
+/// The buyer's spend policy on the pairing's quote of `chosen`, where the options carry one: `None` without a
+/// policy; a refusal (and a pairing that gives no quote, or panics giving it) declines `policy-refused`.
+pub(crate) fn spend_check(
+    pairing: &dyn Pairing,
+    chosen: &Chosen,
+    account: &str,
+    options: &Options,
+    role: Role,
+) -> Result<Option<(Quote, Allowed)>, Declined> {
+    let Some(policy) = &options.policy else { return Ok(None) };
+    let quote = guarded(|| pairing.quote(chosen), || ns_code(pairing, Reason::MemberFailed)).map_err(|r| {
+        PolicyRefusal::new(Reason::QuoteUnknown, format!("the pairing {} gives no quote: {r}", pairing.id())).declined()
+    })?;
+    let spend = Spend {
+        pairing: pairing.id(),
+        account,
+        quote: &quote,
+        purchase: options.purchase.as_ref(),
+        role,
+        now: options.clock.now(),
     };
+    let verdict = catch_unwind(AssertUnwindSafe(|| policy.check(&spend)))
+        .unwrap_or_else(|_| Err(PolicyRefusal::new(Reason::QuoteUnknown, "the spend policy panicked")));
+    let allowed = verdict.map_err(|r| r.declined())?;
+    Ok(Some((quote, allowed)))
+}
+
+/// Link rule → one fetch → compare → agreement offered → build → request, for a choice [`stage`] made.
+pub(crate) async fn confirm_staged(
+    staged: Staged,
+    doc: impl Document,
+    pairing: &dyn Pairing,
+    fetch: &dyn Fetch,
+) -> Result<Confirmed, Declined> {
+    let Staged { h: advertised, link, mut chosen } = staged;
     if !is_https_link(&link) {
         let detail = ns_code(pairing, link_reason(&link)).code();
         return Err(decline(DeclineCode::LinkNotHttps, detail));

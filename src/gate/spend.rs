@@ -285,6 +285,9 @@ pub enum Ended<'a> {
     NotPaid(&'a Declined),
     /// Declined after money may have moved (the decline's `moved`): the payment is `unknown`.
     Moved(&'a Declined),
+    /// Handed back for a person's approval (an agreement payment to approve first): nothing was signed, so the
+    /// payment is `not-paid` with no charge and its reservation released.
+    HandedBack,
 }
 
 /// What the seller answered to a payment that was sent.

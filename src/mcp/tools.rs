@@ -465,7 +465,11 @@ async fn atr_transact(options: &BuyerOptions, args: &Args<'_>, cancel: Cancellat
             out.insert("atr".into(), atr_json(&t.bytes));
             out.insert("approve".into(), to_json(&t.approve));
         }
-        TransactOutcome::Signed(t) => {
+        TransactOutcome::ApproveSpend(a) => {
+            out.insert("atrHash".into(), to_json(&a.approve_spend.h));
+            out.insert("approveSpend".into(), to_json(&a.approve_spend));
+        }
+        TransactOutcome::Signed(t) | TransactOutcome::Resend(crate::transact::Resent { resend: t }) => {
             out.insert("atrHash".into(), to_json(&t.h));
             out.insert("atr".into(), atr_json(&t.bytes));
             let signed = t.signed.as_ref().map_or(Value::Null, crate::Payment::to_value);
