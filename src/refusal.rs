@@ -126,6 +126,8 @@ reasons! {
     QuoteUnknown => "quote-unknown",
     /// Policy (ours): the approval passed back is not the payment the gate would make now.
     ApprovalChanged => "approval-changed",
+    /// Policy (ours): the payment is above the approval threshold and the call cannot hand it back for approval.
+    ApprovalRequired => "approval-required",
     /// Journal (ours): the journal cannot be read or written.
     Unavailable => "unavailable",
     /// Journal (ours): a payment for the same purchase is being signed by another attempt.
@@ -263,6 +265,7 @@ mod tests {
         (Reason::WindowTooLong, "x402/window-too-long"),
         (Reason::QuoteUnknown, "x402/quote-unknown"),
         (Reason::ApprovalChanged, "x402/approval-changed"),
+        (Reason::ApprovalRequired, "x402/approval-required"),
         (Reason::Unavailable, "x402/unavailable"),
         (Reason::InFlight, "x402/in-flight"),
         (Reason::StateUnknown, "x402/state-unknown"),

@@ -11,7 +11,14 @@ use crate::decimal;
 use crate::decline::{DeclineCode, Declined};
 use crate::hash::{MAX_ATR_BYTES, atr_hash, hash_equals};
 use crate::json::{MAX_JSON_DEPTH, within_depth};
-use crate::pairing::{Channel, ChannelHold, ChannelKind, ChannelRef, Pairing, Refund, WithinArgs, namespace};
+use ruint::aliases::{U256, U512};
+
+use super::ledger::{Opened, Opening, open};
+use super::spend::{Allowed, PolicyRefusal, Role, Spend, SpendApproval, journal_failed};
+use crate::hash::AtrHash;
+use crate::pairing::{
+    Channel, ChannelHold, ChannelKind, ChannelRef, Chosen, Pairing, Quote, Refund, WithinArgs, WithinPlan, namespace,
+};
 use crate::refusal::{Reason, Refusal};
 use crate::signer::{Signer, SigningRequest};
 
@@ -168,7 +175,116 @@ pub async fn within(
         }
     }
 
-    let request = SigningRequest::Batch { requests: requests.clone() };
+    let spent = voucher_spend(pairing, hold, &plan, &h, signer.account(), options)?;
+    // What the journal records the voucher under: its channel and cumulative amount (one voucher per amount).
+    let fallback_key = format!("voucher:{}:{}:{}", hold.network, hold.channel, plan.cumulative);
+    let chosen = Chosen {
+        pairing: pairing.id().to_owned(),
+        build_input: serde_json::Map::from_iter([
+            ("channel".to_owned(), Value::String(hold.channel.clone())),
+            ("cumulative".to_owned(), Value::String(plan.cumulative.clone())),
+        ]),
+        reference: fallback_key.clone(),
+        agreement: None,
+    };
+    let opening = Opening {
+        pairing,
+        chosen: &chosen,
+        account: signer.account(),
+        h: &h,
+        role: Role::Voucher,
+        fallback_key: &fallback_key,
+    };
+    let ledger = match open(opening, spent.as_ref(), options).await? {
+        Opened::Unjournaled => None,
+        Opened::Fresh(ledger) => Some(ledger),
+        // This voucher was signed before: the same bytes, never a second signature.
+        Opened::Resend { ledger, payment } => {
+            return serde_json::from_value(payment).map_err(|e| {
+                journal_failed(
+                    Reason::StateUnknown,
+                    format!("the journal's voucher of {} cannot be read: {e}", ledger.attempt()),
+                )
+            });
+        }
+    };
+    let signed = sign_within(&plan, cumulative, hold, &h, refund, channel, signer, options).await;
+    let Some(ledger) = ledger else { return signed };
+    match signed {
+        Err(d) => Err(ledger.ended(d).await),
+        Ok(within) => {
+            let recorded = serde_json::to_value(&within).map_err(|e| journal_failed(Reason::Unavailable, e))?;
+            ledger.signed(&atr, &recorded).await?;
+            Ok(within)
+        }
+    }
+}
+
+/// The spend policy on the voucher's increase over the hold's largest signed amount, where a policy is set. Above
+/// the approval threshold a voucher declines `policy/approval-required` unless the approval is passed in (`within`
+/// has no hand-back: it answers a seller mid-channel).
+fn voucher_spend(
+    pairing: &dyn Pairing,
+    hold: &ChannelHold,
+    plan: &WithinPlan,
+    h: &AtrHash,
+    account: &str,
+    options: &Options,
+) -> Result<Option<(Quote, Allowed)>, Declined> {
+    let Some(policy) = &options.policy else { return Ok(None) };
+    let unknown = |why: &str| PolicyRefusal::new(Reason::QuoteUnknown, why).declined();
+    let mut quote = plan.quote.clone().ok_or_else(|| unknown("the channel's plan gives no quote of the voucher"))?;
+    let (Some(cumulative), Some(held)) = (decimal::parse(&plan.cumulative), decimal::parse(&hold.signed_max)) else {
+        return Err(unknown("the voucher's cumulative amount cannot be read"));
+    };
+    let increase = cumulative.saturating_sub(held);
+    quote.amount = U256::checked_from_limbs_slice(increase.as_limbs())
+        .ok_or_else(|| unknown("the voucher's increase passes 2^256"))?;
+    let spend = Spend {
+        pairing: pairing.id(),
+        account,
+        quote: &quote,
+        purchase: options.purchase.as_ref(),
+        role: Role::Voucher,
+        now: options.clock.now(),
+    };
+    let verdict = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| policy.check(&spend)))
+        .unwrap_or_else(|_| Err(PolicyRefusal::new(Reason::QuoteUnknown, "the spend policy panicked")));
+    let allowed = verdict.map_err(|r| r.declined())?;
+    if allowed.needs_approval {
+        let wanted = SpendApproval {
+            pairing: pairing.id().to_owned(),
+            account: account.to_owned(),
+            quote: quote.clone(),
+            purchase: options.purchase.clone(),
+            h: *h,
+        };
+        if options.spend_approved.as_ref() != Some(&wanted) {
+            return Err(PolicyRefusal::new(
+                Reason::ApprovalRequired,
+                "the voucher's increase is above the policy's approval threshold and no approval of it was passed",
+            )
+            .declined());
+        }
+    }
+    Ok(Some((quote, allowed)))
+}
+
+/// The signer over the planned requests, and the checks of what it signed.
+#[allow(clippy::too_many_arguments, reason = "the checks of `within`, moved out of it whole")]
+async fn sign_within(
+    plan: &WithinPlan,
+    cumulative: U512,
+    hold: &ChannelHold,
+    h: &AtrHash,
+    refund: Option<&Refund>,
+    channel: &dyn Channel,
+    signer: &dyn Signer,
+    options: &Options,
+) -> Result<Within, Declined> {
+    let h = *h;
+    let requests = plan.batch.requests();
+    let request = SigningRequest::Batch { requests: requests.to_vec() };
     let answer =
         signer.sign(&request).await.map_err(|_| declined(DeclineCode::SignerFailed, "The signer did not sign."))?;
     let incomplete = || not_bound("The signer's answer did not complete the payment.");

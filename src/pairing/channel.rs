@@ -113,6 +113,10 @@ pub struct WithinPlan {
     /// Whether the payment's channel can be read from a completion with placeholder answers, and must be checked
     /// against the hold before the signer is called (x402 batch channels).
     pub precheck: bool,
+    /// What the payment pays (asset, payee, network, scheme), its amount the cumulative amount signed; `None`
+    /// where the pairing cannot say. A spend policy counts the increase over the hold's largest signed amount, and
+    /// refuses a plan with no quote.
+    pub quote: Option<super::Quote>,
 }
 
 impl std::fmt::Debug for WithinPlan {
@@ -121,6 +125,7 @@ impl std::fmt::Debug for WithinPlan {
             .field("requests", &self.batch.requests())
             .field("cumulative", &self.cumulative)
             .field("precheck", &self.precheck)
+            .field("quote", &self.quote)
             .finish()
     }
 }

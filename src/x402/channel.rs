@@ -2,13 +2,13 @@
 //! held ATR's hash, the amount is the first option on the held network, and the cumulative amount the voucher signs is
 //! the recorded charge plus that amount (a refund signs the recorded charge). Everything else comes from the hold.
 
-use ruint::aliases::U512;
+use ruint::aliases::{U256, U512};
 use serde_json::Value;
 
 use crate::decimal;
 use crate::decline::{DeclineCode, Declined};
 use crate::json::Member;
-use crate::pairing::{Batch, Offer, Pairing, Refund, WithinArgs, WithinPlan};
+use crate::pairing::{Batch, Offer, Pairing, Quote, Refund, WithinArgs, WithinPlan};
 use crate::refusal::{Reason, Refusal};
 
 /// What an x402 batch channel's in-channel build takes: the challenge and its option on the held network, the held
@@ -78,5 +78,14 @@ pub fn plan_within(
 ) -> Result<WithinPlan, Declined> {
     let offer = within_offer(pairing, args)?;
     let batch = build(&offer).map_err(|r| declined(DeclineCode::OfferUnreadable, r.code()))?;
-    Ok(WithinPlan { batch, cumulative: decimal::format(offer.max_claimable), precheck: true })
+    let quote = within_quote(&offer);
+    Ok(WithinPlan { batch, cumulative: decimal::format(offer.max_claimable), precheck: true, quote })
+}
+
+/// What the voucher pays, read from the option it answers: its asset, payee, network and scheme, and the cumulative
+/// amount (`None` where the option names no asset or payee, or the amount passes 2^256).
+fn within_quote(offer: &WithinOffer) -> Option<Quote> {
+    let text = |name: &str| offer.accepted.member(name).and_then(Value::as_str);
+    let amount = U256::checked_from_limbs_slice(offer.max_claimable.as_limbs())?;
+    Some(Quote::new(amount, text("asset")?, text("payTo")?, text("network")?, text("scheme")?))
 }
