@@ -1,0 +1,144 @@
+//! What the buyer-safety layer costs, in one run beside plain `transact` on the quickstart payment (local key,
+//! in-memory fetch): `transact` with the spend policy alone (its resource, network, asset, payee, cap, window and one
+//! budget checked), and with the policy and the SQLite journal (WAL, `synchronous = FULL`, a real file): the
+//! journal's two durable writes inside `transact` (`begin`: the budget reserved and the intent recorded; `signed`:
+//! the payment recorded), and the whole payment with its third (`answered`: the seller's settlement).
+//!
+//! Run: `cargo bench --bench safety`
+
+#![allow(missing_docs, clippy::unwrap_used, clippy::expect_used, clippy::indexing_slicing)]
+
+use std::hint::black_box;
+use std::sync::Arc;
+use std::sync::atomic::{AtomicU64, Ordering};
+
+use criterion::{BatchSize, Criterion, criterion_group, criterion_main};
+use serde_json::{Value, json};
+use terms::safety::journal::SqliteJournal;
+use terms::safety::policy::Policy;
+use terms::safety::{Answered, Purchase, SpendJournal};
+use terms::{BoxFuture, LocalSigner, Options, TransactOutcome, transact};
+use terms::{Body, Fetch, FetchError, Request, Response};
+
+const ATR: &str = "7b2261747256657273696f6e223a2231222c226964223a2230663866616435622d643963622d343639662d613136352d373038363737323839353065222c2278343032223a7b227a223a312e302c2261223a226361665c7530306539227d2c2273656c6c6572223a7b226e6f7465223a22436166c3a920e280942033302064c3ad617320e29c93227d7d";
+const H: &str = "0x8b1e122580ae3f6a8c3d36a24294e1260a87bde70f597279b973e39310072938";
+const KEY: &str = "0xac0974bec39a17e36ba4a6b4d238ff944bacb478cbed5efcae784d7bf4f2ff80";
+const NOW: u64 = 1_790_000_000;
+
+const POLICY: &str = r#"
+resources = ["https://api.seller.example/v1/"]
+networks = ["eip155:84532"]
+max_validity_seconds = 600
+
+[[assets]]
+network = "eip155:84532"
+address = "0x036CbD53842c5426634e7929541eC2318f3dCF7e"
+symbol = "USDC"
+decimals = 6
+cap = "1000000"
+
+[payees]
+deny = ["0x000000000000000000000000000000000000dEaD"]
+
+[[budgets]]
+name = "usdc-day"
+asset = "eip155:84532/0x036CbD53842c5426634e7929541eC2318f3dCF7e"
+window = "day"
+limit = "50000000"
+"#;
+
+fn offer() -> Value {
+    json!({
+        "x402Version": 2,
+        "resource": {"url": "https://api.seller.example/v1/quote"},
+        "accepts": [{
+            "scheme": "exact", "network": "eip155:84532", "amount": "10000",
+            "asset": "0x036CbD53842c5426634e7929541eC2318f3dCF7e",
+            "payTo": "0x209693Bc6afc0C5328bA36FaF03C514EF312287C",
+            "maxTimeoutSeconds": 60, "extra": {"name": "USDC", "version": "2"}
+        }],
+        "extensions": {"legalContext": {"info": {
+            "type": "sha256", "value": H, "legalContextUrl": format!("https://atr.seller.example/{H}")
+        }}}
+    })
+}
+
+/// Serves the ATR from memory.
+struct Memory(bytes::Bytes);
+
+impl Fetch for Memory {
+    fn get<'a>(&'a self, _request: Request<'a>) -> BoxFuture<'a, Result<Response, FetchError>> {
+        let body = self.0.clone();
+        Box::pin(async move { Ok(Response::new(200, vec![], Body::from_bytes(body))) })
+    }
+}
+
+fn safety(c: &mut Criterion) {
+    let rt = tokio::runtime::Builder::new_current_thread().enable_all().build().unwrap();
+    let pairing = terms::pairing("x402/exact/eip155/eip3009").unwrap();
+    let wallet = LocalSigner::from_hex(KEY, 84_532).unwrap();
+    let seller = Memory(hex::decode(ATR).unwrap().into());
+    let doc = offer();
+    let policy = Arc::new(Policy::from_toml_str(POLICY).unwrap());
+    let dir = std::env::temp_dir().join(format!("terms-bench-safety-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let journal = Arc::new(SqliteJournal::open(dir.join("journal.db")).unwrap());
+    let purchase = Purchase::new("GET", "https://api.seller.example/v1/quote");
+    let keys = AtomicU64::new(0);
+    let next = || purchase.clone().with_key(format!("bench-{}", keys.fetch_add(1, Ordering::Relaxed)));
+
+    let plain = Options::new().clock(terms::FixedClock(NOW));
+    let policed = plain.clone().policy(policy.clone()).purchase(purchase.clone());
+    // Each journaled payment is 40 days after the one before: its budget window holds it alone, so every iteration
+    // does the same work (the window's reservations are summed on each `begin`).
+    let journaled = || {
+        let later = NOW + keys.load(Ordering::Relaxed) * 40 * 86_400;
+        Options::new().clock(terms::FixedClock(later)).policy(policy.clone())
+    };
+
+    let mut group = c.benchmark_group("safety");
+    group.bench_function("transact", |b| {
+        b.to_async(&rt).iter_batched(
+            || doc.clone(),
+            |doc| async { drop(black_box(transact(doc, pairing, &wallet, &seller, &plain).await.unwrap())) },
+            BatchSize::SmallInput,
+        );
+    });
+    group.bench_function("transact + policy", |b| {
+        b.to_async(&rt).iter_batched(
+            || doc.clone(),
+            |doc| async { drop(black_box(transact(doc, pairing, &wallet, &seller, &policed).await.unwrap())) },
+            BatchSize::SmallInput,
+        );
+    });
+    group.bench_function("transact + policy + journal (2 durable writes)", |b| {
+        b.to_async(&rt).iter_batched(
+            || (doc.clone(), journaled().journal(journal.clone()).purchase(next())),
+            |(doc, options)| async move {
+                let done = transact(doc, pairing, &wallet, &seller, &options).await.unwrap();
+                assert!(matches!(done, TransactOutcome::Signed(_)));
+                drop(black_box(done));
+            },
+            BatchSize::SmallInput,
+        );
+    });
+    group.bench_function("payment: transact + policy + journal + answered (3 durable writes)", |b| {
+        b.to_async(&rt).iter_batched(
+            || (doc.clone(), journaled().journal(journal.clone()).purchase(next())),
+            |(doc, options)| async move {
+                let TransactOutcome::Signed(done) = transact(doc, pairing, &wallet, &seller, &options).await.unwrap()
+                else {
+                    panic!("not signed")
+                };
+                let attempt = done.attempt.as_deref().unwrap();
+                journal.answered(attempt, Answered::Settled(&json!({"success": true}))).await.unwrap();
+            },
+            BatchSize::SmallInput,
+        );
+    });
+    group.finish();
+    std::fs::remove_dir_all(&dir).ok();
+}
+
+criterion_group!(benches, safety);
+criterion_main!(benches);

@@ -1,0 +1,286 @@
+//! The buyer-safety layer inside `transact`, `agree` and `within`, on a real SQLite journal file: a refusal is
+//! `policy-refused` before the link is fetched and the signer is asked; a budget holds what it holds; a payment above
+//! the approval threshold is handed back and paid once approved, unchanged; a purchase signed once is re-sent, never
+//! signed again; a journal that cannot be written signs nothing.
+
+#![allow(clippy::unwrap_used, clippy::expect_used, clippy::indexing_slicing, clippy::panic, missing_docs)]
+
+use std::path::PathBuf;
+use std::sync::Arc;
+use std::sync::atomic::{AtomicUsize, Ordering};
+
+use serde_json::{Value, json};
+use terms::safety::journal::{PaymentState, SqliteJournal, Store};
+use terms::safety::policy::Policy;
+use terms::safety::{Purchase, SpendJournal};
+use terms::{
+    Answer, BoxFuture, DeclineCode, Fetch, FetchError, FixedClock, LocalSigner, Options, Request, Response, Signer,
+    SignerError, SigningRequest, TransactOutcome, transact,
+};
+
+const ATR: &str = "7b2261747256657273696f6e223a2231222c226964223a2230663866616435622d643963622d343639662d613136352d373038363737323839353065222c2278343032223a7b227a223a312e302c2261223a226361665c7530306539227d2c2273656c6c6572223a7b226e6f7465223a22436166c3a920e280942033302064c3ad617320e29c93227d7d";
+const H: &str = "0x8b1e122580ae3f6a8c3d36a24294e1260a87bde70f597279b973e39310072938";
+const KEY: &str = "0xac0974bec39a17e36ba4a6b4d238ff944bacb478cbed5efcae784d7bf4f2ff80";
+const NOW: u64 = 1_790_000_000;
+const USDC: &str = "0x036CbD53842c5426634e7929541eC2318f3dCF7e";
+
+/// A policy for the quickstart payment (10000 of USDC on Base Sepolia), with the values a test changes.
+fn policy(extra: &str, limit: &str) -> Arc<Policy> {
+    let text = format!(
+        r#"
+resources = ["https://api.seller.example/v1/"]
+networks = ["eip155:84532"]
+{extra}
+
+[[assets]]
+network = "eip155:84532"
+address = "{USDC}"
+symbol = "USDC"
+decimals = 6
+cap = "50000"
+
+[[budgets]]
+name = "usdc-day"
+asset = "eip155:84532/{USDC}"
+window = "day"
+limit = "{limit}"
+"#
+    );
+    Arc::new(Policy::from_toml_str(&text).unwrap())
+}
+
+fn offer(amount: &str) -> Value {
+    json!({
+        "x402Version": 2,
+        "resource": {"url": "https://api.seller.example/v1/quote"},
+        "accepts": [{
+            "scheme": "exact", "network": "eip155:84532", "amount": amount, "asset": USDC,
+            "payTo": "0x209693Bc6afc0C5328bA36FaF03C514EF312287C",
+            "maxTimeoutSeconds": 60, "extra": {"name": "USDC", "version": "2"}
+        }],
+        "extensions": {"legalContext": {"info": {
+            "type": "sha256", "value": H, "legalContextUrl": format!("https://atr.seller.example/{H}")
+        }}}
+    })
+}
+
+/// Serves the ATR; counts the fetches.
+#[derive(Default)]
+struct Seller(AtomicUsize);
+
+impl Fetch for Seller {
+    fn get<'a>(&'a self, _request: Request<'a>) -> BoxFuture<'a, Result<Response, FetchError>> {
+        self.0.fetch_add(1, Ordering::SeqCst);
+        Box::pin(async { Ok(Response::new(200, vec![], terms::Body::from_bytes(hex::decode(ATR).unwrap()))) })
+    }
+}
+
+/// The local key; counts the signatures.
+struct Wallet(LocalSigner, AtomicUsize);
+
+impl Wallet {
+    fn new() -> Self {
+        Self(LocalSigner::from_hex(KEY, 84_532).unwrap(), AtomicUsize::new(0))
+    }
+    fn count(&self) -> usize {
+        self.1.load(Ordering::SeqCst)
+    }
+}
+
+impl Signer for Wallet {
+    fn account(&self) -> &str {
+        self.0.account()
+    }
+    fn sign<'a>(&'a self, request: &'a SigningRequest) -> BoxFuture<'a, Result<Answer, SignerError>> {
+        self.1.fetch_add(1, Ordering::SeqCst);
+        self.0.sign(request)
+    }
+}
+
+fn temp(label: &str) -> PathBuf {
+    static N: AtomicUsize = AtomicUsize::new(0);
+    let dir = std::env::temp_dir()
+        .join(format!("terms-safety-{}-{label}-{}", std::process::id(), N.fetch_add(1, Ordering::SeqCst)));
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).unwrap();
+    dir
+}
+
+fn purchase(n: usize) -> Purchase {
+    Purchase::new("GET", format!("https://api.seller.example/v1/quote?n={n}"))
+}
+
+fn pairing() -> &'static dyn terms::pairing::Pairing {
+    terms::pairing("x402/exact/eip155/eip3009").unwrap()
+}
+
+#[tokio::test]
+async fn each_refusal_is_policy_refused_before_the_link_is_fetched_and_nothing_is_signed() {
+    let cases: &[(&str, Value, Option<Purchase>, &str)] = &[
+        ("", offer("10000"), Some(Purchase::new("GET", "https://other.example/v1/quote")), "policy/resource-not-allowed"),
+        ("", offer("10000"), None, "policy/resource-not-allowed"),
+        ("", offer("60000"), Some(purchase(0)), "policy/amount-above-cap"),
+        ("max_validity_seconds = 30", offer("10000"), Some(purchase(0)), "policy/window-too-long"),
+        ("", { let mut o = offer("10000"); o["accepts"][0]["network"] = json!("eip155:8453"); o }, Some(purchase(0)), "policy/network-not-allowed"),
+        ("", { let mut o = offer("10000"); o["accepts"][0]["payTo"] = json!(format!("0x{}", "0".repeat(40))); o }, Some(purchase(0)), "policy/payee-not-allowed"),
+    ];
+    for (extra, doc, purchase, detail) in cases {
+        let (seller, wallet) = (Seller::default(), Wallet::new());
+        let journal = Arc::new(SqliteJournal::open(temp("refusal").join("j.db")).unwrap());
+        let mut options = Options::new().clock(FixedClock(NOW)).policy(policy(extra, "1000000")).journal(journal);
+        if let Some(p) = purchase {
+            options = options.purchase(p.clone());
+        }
+        let account = if doc["accepts"][0]["network"] == "eip155:8453" {
+            // The account must be able to pay the option for the policy to be asked at all.
+            Wallet(LocalSigner::from_hex(KEY, 8453).unwrap(), AtomicUsize::new(0))
+        } else {
+            wallet
+        };
+        let declined = transact(doc.clone(), pairing(), &account, &seller, &options).await.unwrap_err();
+        assert_eq!((declined.code, declined.detail.as_str()), (DeclineCode::PolicyRefused, *detail), "{detail}");
+        assert!(declined.cause.as_deref().is_some_and(|c| !c.is_empty()), "{detail}: no explanation");
+        assert_eq!(seller.0.load(Ordering::SeqCst), 0, "{detail}: the link was fetched");
+        assert_eq!(account.count(), 0, "{detail}: the signer was asked");
+    }
+}
+
+#[tokio::test]
+async fn a_budget_holds_what_it_holds_and_the_next_payment_is_refused_unfetched() {
+    let dir = temp("budget");
+    let journal = Arc::new(SqliteJournal::open(dir.join("j.db")).unwrap());
+    let (seller, wallet) = (Seller::default(), Wallet::new());
+    let base = Options::new().clock(FixedClock(NOW)).policy(policy("", "25000")).journal(journal.clone());
+    for n in 0..2 {
+        let done = transact(offer("10000"), pairing(), &wallet, &seller, &base.clone().purchase(purchase(n))).await;
+        assert!(matches!(done, Ok(TransactOutcome::Signed(_))), "{done:?}");
+    }
+    let declined = transact(offer("10000"), pairing(), &wallet, &seller, &base.clone().purchase(purchase(2)))
+        .await
+        .unwrap_err();
+    assert_eq!((declined.code, declined.detail.as_str()), (DeclineCode::PolicyRefused, "policy/budget-exhausted"));
+    assert_eq!((seller.0.load(Ordering::SeqCst), wallet.count()), (2, 2), "the third was fetched or signed");
+    // A day later the window has rolled.
+    let later = base.clone().clock(FixedClock(NOW + 86_400)).purchase(purchase(3));
+    assert!(matches!(transact(offer("10000"), pairing(), &wallet, &seller, &later).await, Ok(TransactOutcome::Signed(_))));
+}
+
+#[tokio::test]
+async fn budgets_without_a_journal_refuse_rather_than_go_uncounted() {
+    let (seller, wallet) = (Seller::default(), Wallet::new());
+    let options = Options::new().clock(FixedClock(NOW)).policy(policy("", "1000000")).purchase(purchase(0));
+    let declined = transact(offer("10000"), pairing(), &wallet, &seller, &options).await.unwrap_err();
+    assert_eq!((declined.code, declined.detail.as_str()), (DeclineCode::PolicyRefused, "policy/budget-exhausted"));
+    assert_eq!((seller.0.load(Ordering::SeqCst), wallet.count()), (0, 0));
+}
+
+#[tokio::test]
+async fn above_the_threshold_the_payment_is_handed_back_and_paid_once_approved_unchanged() {
+    let journal = Arc::new(SqliteJournal::open(temp("approval").join("j.db")).unwrap());
+    let (seller, wallet) = (Seller::default(), Wallet::new());
+    let threshold = format!("approval_above = {{ \"eip155:84532/{USDC}\" = \"5000\" }}");
+    let options =
+        Options::new().clock(FixedClock(NOW)).policy(policy(&threshold, "1000000")).journal(journal).purchase(purchase(0));
+    let Ok(TransactOutcome::ApproveSpend(asked)) = transact(offer("10000"), pairing(), &wallet, &seller, &options).await
+    else {
+        panic!("not handed back")
+    };
+    assert_eq!((seller.0.load(Ordering::SeqCst), wallet.count()), (0, 0), "something was fetched or signed");
+    assert_eq!(asked.approve_spend.quote.amount.to_string(), "10000");
+    // Passed back through JSON, as an agent's host would.
+    let back: terms::ApproveSpend = serde_json::from_value(serde_json::to_value(&asked).unwrap()).unwrap();
+    // Changed: another amount.
+    let mut changed = back.approve_spend.clone();
+    changed.quote.amount = alloy_primitives::U256::from(1u64);
+    let declined = transact(offer("10000"), pairing(), &wallet, &seller, &options.clone().spend_approved(changed))
+        .await
+        .unwrap_err();
+    assert_eq!((declined.code, declined.detail.as_str()), (DeclineCode::PolicyRefused, "policy/approval-changed"));
+    assert_eq!(wallet.count(), 0);
+    // Unchanged, a minute later (the validity window moves with the clock; the payment does not).
+    let approved = options.clone().clock(FixedClock(NOW + 60)).spend_approved(back.approve_spend);
+    let done = transact(offer("10000"), pairing(), &wallet, &seller, &approved).await;
+    assert!(matches!(done, Ok(TransactOutcome::Signed(_))), "{done:?}");
+    assert_eq!(wallet.count(), 1);
+}
+
+#[tokio::test]
+async fn a_purchase_signed_once_is_re_sent_byte_for_byte_and_never_signed_again() {
+    let dir = temp("resend");
+    let journal = Arc::new(SqliteJournal::open(dir.join("j.db")).unwrap());
+    let (seller, wallet) = (Seller::default(), Wallet::new());
+    let options =
+        Options::new().clock(FixedClock(NOW)).policy(policy("", "1000000")).journal(journal.clone()).purchase(purchase(7));
+    let Ok(TransactOutcome::Signed(first)) = transact(offer("10000"), pairing(), &wallet, &seller, &options).await else {
+        panic!("not signed")
+    };
+    // Ten minutes later, the same purchase: the journal holds its payment as unknown, so it is re-sent.
+    let later = options.clone().clock(FixedClock(NOW + 600));
+    let Ok(TransactOutcome::Resend(again)) = transact(offer("10000"), pairing(), &wallet, &seller, &later).await else {
+        panic!("not re-sent")
+    };
+    assert_eq!(again.resend.signed.as_ref().unwrap().as_str(), first.signed.as_ref().unwrap().as_str());
+    assert_eq!(again.resend.attempt, first.attempt);
+    assert_eq!(wallet.count(), 1, "signed twice");
+    let key = purchase(7).key(wallet.account());
+    let record = journal.record(&key).await.unwrap().unwrap();
+    assert_eq!(record.payment_state, PaymentState::Unknown);
+    // Another purchase is signed afresh.
+    let other = options.clone().purchase(purchase(8));
+    assert!(matches!(transact(offer("10000"), pairing(), &wallet, &seller, &other).await, Ok(TransactOutcome::Signed(_))));
+    assert_eq!(wallet.count(), 2);
+}
+
+#[tokio::test]
+async fn a_declined_payment_releases_its_reservation_and_may_be_tried_again() {
+    let journal = Arc::new(SqliteJournal::open(temp("release").join("j.db")).unwrap());
+    let wallet = Wallet::new();
+    let options =
+        Options::new().clock(FixedClock(NOW)).policy(policy("", "10000")).journal(journal.clone()).purchase(purchase(1));
+    // The link serves other bytes: hash-mismatch after the budget was reserved.
+    struct Other;
+    impl Fetch for Other {
+        fn get<'a>(&'a self, _request: Request<'a>) -> BoxFuture<'a, Result<Response, FetchError>> {
+            Box::pin(async { Ok(Response::new(200, vec![], terms::Body::from_bytes(b"other".to_vec()))) })
+        }
+    }
+    let declined = transact(offer("10000"), pairing(), &wallet, &Other, &options).await.unwrap_err();
+    assert_eq!(declined.code, DeclineCode::HashMismatch);
+    let record = journal.record(&purchase(1).key(wallet.account())).await.unwrap().unwrap();
+    assert_eq!(record.payment_state, PaymentState::NotPaid);
+    // The budget holds exactly one payment, and the released reservation leaves it whole.
+    let done = transact(offer("10000"), pairing(), &wallet, &Seller::default(), &options).await;
+    assert!(matches!(done, Ok(TransactOutcome::Signed(_))), "{done:?}");
+}
+
+#[tokio::test]
+async fn a_journal_that_cannot_be_written_signs_nothing() {
+    let dir = temp("readonly");
+    let path = dir.join("j.db");
+    drop(SqliteJournal::open(&path).unwrap());
+    let journal: Arc<dyn SpendJournal> = Arc::new(SqliteJournal::open_read_only(&path).unwrap());
+    let (seller, wallet) = (Seller::default(), Wallet::new());
+    let options = Options::new().clock(FixedClock(NOW)).journal(journal).purchase(purchase(0));
+    let declined = transact(offer("10000"), pairing(), &wallet, &seller, &options).await.unwrap_err();
+    assert_eq!((declined.code, declined.detail.as_str()), (DeclineCode::JournalFailed, "journal/unavailable"));
+    assert!(declined.cause.is_some());
+    assert_eq!((seller.0.load(Ordering::SeqCst), wallet.count()), (0, 0));
+}
+
+#[tokio::test]
+async fn without_policy_or_journal_the_payment_is_what_it_always_was() {
+    let (seller, wallet) = (Seller::default(), Wallet::new());
+    let plain = Options::new().clock(FixedClock(NOW)).ids(terms::CountingIds::default());
+    let a = transact(offer("10000"), pairing(), &wallet, &seller, &plain).await.unwrap();
+    let journal = Arc::new(SqliteJournal::open(temp("same").join("j.db")).unwrap());
+    let guarded = Options::new()
+        .clock(FixedClock(NOW))
+        .ids(terms::CountingIds::default())
+        .policy(policy("", "1000000"))
+        .journal(journal)
+        .purchase(purchase(0));
+    let b = transact(offer("10000"), pairing(), &wallet, &seller, &guarded).await.unwrap();
+    let (TransactOutcome::Signed(a), TransactOutcome::Signed(b)) = (a, b) else { panic!("not signed") };
+    assert_eq!(a.signed, b.signed, "the policy and the journal changed the payment");
+    assert_eq!((a.attempt, b.attempt.is_some()), (None, true));
+}
