@@ -114,6 +114,20 @@ pub struct Spend<'a> {
     pub now: u64,
 }
 
+impl<'a> Spend<'a> {
+    /// A payment to ask a policy about.
+    pub const fn new(
+        pairing: &'a str,
+        account: &'a str,
+        quote: &'a Quote,
+        purchase: Option<&'a Purchase>,
+        role: Role,
+        now: u64,
+    ) -> Self {
+        Self { pairing, account, quote, purchase, role, now }
+    }
+}
+
 /// One budget a payment counts against: the journal reserves `amount` in it atomically, and refuses when what the
 /// window already holds and `amount` together pass `limit`.
 #[derive(Debug, Clone, PartialEq, Eq, Hash, Serialize, Deserialize)]

@@ -1,0 +1,160 @@
+//! The checks of one payment against the index: resource, network, asset, payee, cap, window, budgets, approval,
+//! in that order, the first refusal returned.
+
+use std::borrow::Cow;
+
+use ruint::aliases::U256;
+use url::Url;
+
+use super::compile::{Asset, Compiled, address_problem, normal};
+use super::file::Per;
+use crate::gate::{Allowed, Claim, PolicyRefusal, Purchase, Spend};
+use crate::pairing::Quote;
+use crate::refusal::Reason;
+
+fn refuse<T>(reason: Reason, why: String) -> Result<T, PolicyRefusal> {
+    Err(PolicyRefusal::new(reason, why))
+}
+
+/// An amount for people: its atomic units, and in the asset's units with its symbol (`2500000 (2.5 USDC)`).
+fn show(amount: U256, asset: &Asset) -> String {
+    let digits = amount.to_string();
+    let decimals = usize::from(asset.decimals);
+    let padded = if digits.len() <= decimals { format!("{digits:0>width$}", width = decimals + 1) } else { digits };
+    let units = match padded.split_at_checked(padded.len().saturating_sub(decimals)) {
+        Some((whole, fraction)) if !fraction.trim_end_matches('0').is_empty() => {
+            format!("{whole}.{}", fraction.trim_end_matches('0'))
+        }
+        Some((whole, _)) => whole.to_owned(),
+        None => padded.clone(),
+    };
+    format!("{amount} ({units} {})", asset.symbol)
+}
+
+fn http_url(text: &str) -> Option<Url> {
+    Url::parse(text).ok().filter(|u| matches!(u.scheme(), "http" | "https"))
+}
+
+impl Compiled {
+    /// The payment against every rule: allowed with its claims (and whether a person must approve it), or the first
+    /// rule's refusal.
+    pub(super) fn check(&self, spend: &Spend<'_>) -> Result<Allowed, PolicyRefusal> {
+        let quote = spend.quote;
+        let url = self.resource(spend.purchase)?;
+        if !self.networks.contains(&quote.network) {
+            let why = format!("network {:?} is not one the policy allows ({:?})", quote.network, self.networks);
+            return refuse(Reason::NetworkNotAllowed, why);
+        }
+        let Some(asset) = self.assets.iter().find(|a| a.is(&quote.network, &quote.asset)) else {
+            let why = format!("asset {:?} on {} is not one the policy lists", quote.asset, quote.network);
+            return refuse(Reason::AssetNotAllowed, why);
+        };
+        let payee = self.payee(&quote.payee)?;
+        let (amount, what) = match quote.deposit {
+            Some(deposit) if deposit > quote.amount => (deposit, "the deposit"),
+            _ => (quote.amount, "the amount"),
+        };
+        if amount > asset.cap {
+            let why =
+                format!("{what} {} is above the cap {} for {}", show(amount, asset), show(asset.cap, asset), asset.key);
+            return refuse(Reason::AmountAboveCap, why);
+        }
+        self.window(quote, spend.now)?;
+        let mut origin: Option<String> = None;
+        let mut claims = Vec::with_capacity(asset.budgets.len());
+        for budget in &asset.budgets {
+            if amount > budget.limit {
+                let why = format!(
+                    "{what} {} is above the whole of budget {:?} ({} a {} s window)",
+                    show(amount, asset),
+                    budget.name,
+                    show(budget.limit, asset),
+                    budget.window
+                );
+                return refuse(Reason::BudgetExhausted, why);
+            }
+            let scope = match budget.per {
+                None => String::new(),
+                Some(Per::Payee) => payee.clone().into_owned(),
+                Some(Per::Origin) => match &origin {
+                    Some(origin) => origin.clone(),
+                    None => {
+                        let found = Self::origin(url.as_ref(), spend.purchase, &budget.name)?;
+                        origin.insert(found).clone()
+                    }
+                },
+            };
+            claims.push(Claim::new(budget.name.clone(), scope, asset.key.clone(), budget.window, budget.limit, amount));
+        }
+        let needs_approval = asset.approval_above.is_some_and(|above| amount > above);
+        Ok(Allowed::new(claims).with_approval(needs_approval))
+    }
+
+    /// The purchase's URL under an allowed prefix: the URL parsed (`None` where any resource is allowed).
+    fn resource(&self, purchase: Option<&Purchase>) -> Result<Option<Url>, PolicyRefusal> {
+        if self.any_resource {
+            return Ok(None);
+        }
+        let Some(purchase) = purchase else {
+            let why = "the payment names no purchase, and the policy allows only the resources it lists".to_owned();
+            return refuse(Reason::ResourceNotAllowed, why);
+        };
+        let Some(url) = http_url(&purchase.url) else {
+            return refuse(Reason::ResourceNotAllowed, format!("resource {:?} is not an http(s) URL", purchase.url));
+        };
+        if self.prefixes.iter().any(|p| p.covers(&url)) {
+            return Ok(Some(url));
+        }
+        refuse(Reason::ResourceNotAllowed, format!("resource {:?} is under no prefix the policy allows", url.as_str()))
+    }
+
+    /// The origin a per-origin budget is kept under.
+    fn origin(url: Option<&Url>, purchase: Option<&Purchase>, budget: &str) -> Result<String, PolicyRefusal> {
+        if let Some(url) = url {
+            return Ok(url.origin().ascii_serialization());
+        }
+        match purchase.and_then(|p| http_url(&p.url)) {
+            Some(url) => Ok(url.origin().ascii_serialization()),
+            None => {
+                let why = format!("budget {budget:?} is kept per origin, and the payment names no http(s) URL");
+                refuse(Reason::ResourceNotAllowed, why)
+            }
+        }
+    }
+
+    /// The payee, well formed, not denied and allowed: in the form it is compared in.
+    fn payee<'q>(&self, payee: &'q str) -> Result<Cow<'q, str>, PolicyRefusal> {
+        if let Some(problem) = address_problem(payee, true) {
+            return refuse(Reason::PayeeNotAllowed, format!("the payee {problem}"));
+        }
+        let compared = normal(payee);
+        if self.deny.contains(compared.as_ref()) {
+            return refuse(Reason::PayeeNotAllowed, format!("payee {payee:?} is denied"));
+        }
+        match &self.allow {
+            Some(allow) if !allow.contains(compared.as_ref()) => {
+                refuse(Reason::PayeeNotAllowed, format!("payee {payee:?} is not one the policy allows"))
+            }
+            _ => Ok(compared),
+        }
+    }
+
+    /// The signed authorisation's window within the policy's maximum.
+    fn window(&self, quote: &Quote, now: u64) -> Result<(), PolicyRefusal> {
+        let Some(max) = self.max_validity else {
+            return Ok(());
+        };
+        let Some(before) = quote.valid_before else {
+            let why = format!("the quote names no end to its authorisation, and the policy allows at most {max} s");
+            return refuse(Reason::WindowTooLong, why);
+        };
+        let from = quote.valid_after.unwrap_or(0).max(now);
+        let length = before.saturating_sub(from);
+        if length > max {
+            let why =
+                format!("the authorisation is valid {length} s (from {from} to {before}), above the policy's {max} s");
+            return refuse(Reason::WindowTooLong, why);
+        }
+        Ok(())
+    }
+}

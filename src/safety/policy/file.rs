@@ -1,0 +1,205 @@
+//! The policy as written: plain serde data, every member named, none unknown. [`Policy`](super::Policy) validates
+//! it and keeps it beside the index its checks read.
+
+use std::collections::BTreeMap;
+use std::fmt;
+
+use serde::de::{self, Deserializer, Visitor};
+use serde::{Deserialize, Serialize};
+
+/// A spend policy as written in its file (TOML or JSON). Every member is named; an unknown one is an error. Amounts
+/// are quoted decimal strings of atomic units (`"1000000"`, not `1000000`), exactly as a quote writes them.
+///
+/// ```toml
+/// resources = ["https://api.seller.example/v1/"]
+/// networks = ["eip155:8453"]
+/// max_validity_seconds = 3600
+/// approval_above = { "eip155:8453/0x833589fCD6eDb6E08f4c7C32D4f71b54bdA02913" = "5000000" }
+///
+/// [[assets]]
+/// network = "eip155:8453"
+/// address = "0x833589fCD6eDb6E08f4c7C32D4f71b54bdA02913"
+/// symbol = "USDC"
+/// decimals = 6
+/// cap = "1000000"
+///
+/// [payees]
+/// deny = ["0x000000000000000000000000000000000000dEaD"]
+///
+/// [[budgets]]
+/// name = "usdc-day"
+/// asset = "eip155:8453/0x833589fCD6eDb6E08f4c7C32D4f71b54bdA02913"
+/// window = "day"
+/// limit = "50000000"
+/// ```
+#[derive(Debug, Clone, PartialEq, Eq, Default, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+#[non_exhaustive]
+pub struct Rules {
+    /// The resources the agent may buy: absolute `http`/`https` URL prefixes (the origin must match exactly; the path
+    /// is a prefix on a segment boundary, or as written when it ends with `/`), or `["*"]` alone for any resource
+    /// (then a payment that names no purchase is allowed too). Empty: none.
+    pub resources: Vec<String>,
+    /// The CAIP-2 networks payments may be on, compared exactly (`eip155:8453`). Empty: none.
+    pub networks: Vec<String>,
+    /// The longest a signed authorisation may be valid, in seconds, from now (or its start, if later) to its end.
+    /// When set, a quote that names no end refuses.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub max_validity_seconds: Option<u64>,
+    /// Per asset (`<network>/<address>`, a listed asset): the amount above which a payment is handed back for a
+    /// person's approval.
+    #[serde(default, skip_serializing_if = "BTreeMap::is_empty", deserialize_with = "amount_map")]
+    pub approval_above: BTreeMap<String, String>,
+    /// The assets payments may be in, each with its per-payment cap. Empty: none.
+    pub assets: Vec<AssetRule>,
+    /// The payees allowed and denied.
+    #[serde(default, skip_serializing_if = "Payees::is_open")]
+    pub payees: Payees,
+    /// The budgets payments count against.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub budgets: Vec<BudgetRule>,
+}
+
+/// An asset payments may be in.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+#[non_exhaustive]
+pub struct AssetRule {
+    /// Its CAIP-2 network, one of [`Rules::networks`].
+    pub network: String,
+    /// Its address as the quote names it (a token contract, or a currency code); `0x`-hex is compared
+    /// case-insensitively, anything else exactly.
+    pub address: String,
+    /// Its symbol (`USDC`), for people.
+    pub symbol: String,
+    /// Its decimals (6 for USDC), at most 77.
+    pub decimals: u8,
+    /// The most one payment may move, in atomic units.
+    #[serde(deserialize_with = "amount")]
+    pub cap: String,
+}
+
+/// The payees allowed and denied. `0x`-hex is compared case-insensitively, anything else exactly. An empty payee,
+/// a malformed `0x` one and an all-zero one (the zero address) always refuse.
+#[derive(Debug, Clone, PartialEq, Eq, Default, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+#[non_exhaustive]
+pub struct Payees {
+    /// When present, only these (and `[]` allows none).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub allow: Option<Vec<String>>,
+    /// Never these.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub deny: Vec<String>,
+}
+
+impl Payees {
+    fn is_open(&self) -> bool {
+        self.allow.is_none() && self.deny.is_empty()
+    }
+}
+
+/// A budget: what payments in one asset may move together in a rolling window, over the asset or per payee or per
+/// origin.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+#[non_exhaustive]
+pub struct BudgetRule {
+    /// Its name, unique in the policy.
+    pub name: String,
+    /// The asset it counts, `<network>/<address>` of a listed asset.
+    pub asset: String,
+    /// The rolling window.
+    pub window: Window,
+    /// What the window may hold, in atomic units.
+    #[serde(deserialize_with = "amount")]
+    pub limit: String,
+    /// Kept per payee or per origin; absent, one budget over all of the asset.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub per: Option<Per>,
+}
+
+/// A budget's rolling window.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+#[non_exhaustive]
+pub enum Window {
+    /// 3,600 seconds.
+    Hour,
+    /// 86,400 seconds.
+    Day,
+    /// 2,592,000 seconds (30 days).
+    Month,
+}
+
+impl Window {
+    /// The window's length in seconds.
+    pub const fn seconds(self) -> u64 {
+        match self {
+            Self::Hour => 3_600,
+            Self::Day => 86_400,
+            Self::Month => 2_592_000,
+        }
+    }
+
+    /// The window as written, e.g. `day`.
+    pub const fn as_str(self) -> &'static str {
+        match self {
+            Self::Hour => "hour",
+            Self::Day => "day",
+            Self::Month => "month",
+        }
+    }
+}
+
+/// What a budget is kept per.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+#[non_exhaustive]
+pub enum Per {
+    /// One budget per payee (its `0x`-hex lowercased).
+    Payee,
+    /// One budget per origin of the purchase's URL (`https://api.seller.example`).
+    Origin,
+}
+
+impl Per {
+    /// As written, e.g. `payee`.
+    pub const fn as_str(self) -> &'static str {
+        match self {
+            Self::Payee => "payee",
+            Self::Origin => "origin",
+        }
+    }
+}
+
+const AMOUNT_TEXT: &str = "an amount: a quoted decimal string of atomic units, e.g. \"1000000\" (numbers are not read)";
+
+struct AmountText;
+
+impl Visitor<'_> for AmountText {
+    type Value = String;
+
+    fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(AMOUNT_TEXT)
+    }
+
+    fn visit_str<E: de::Error>(self, text: &str) -> Result<String, E> {
+        Ok(text.to_owned())
+    }
+}
+
+/// An amount's text: a string, and nothing else (a number is an error that says to quote it). Its digits are
+/// checked when the policy is validated, so the error names the member.
+fn amount<'de, D: Deserializer<'de>>(deserializer: D) -> Result<String, D::Error> {
+    deserializer.deserialize_str(AmountText)
+}
+
+#[derive(Deserialize)]
+#[serde(transparent)]
+struct Amount(#[serde(deserialize_with = "amount")] String);
+
+fn amount_map<'de, D: Deserializer<'de>>(deserializer: D) -> Result<BTreeMap<String, String>, D::Error> {
+    let map = BTreeMap::<String, Amount>::deserialize(deserializer)?;
+    Ok(map.into_iter().map(|(k, Amount(v))| (k, v)).collect())
+}
