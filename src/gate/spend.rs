@@ -291,6 +291,55 @@ pub struct Intent<'a> {
     pub at: u64,
 }
 
+impl<'a> Intent<'a> {
+    /// The intent of attempt `attempt` to pay `chosen` (its pairing, as [`Chosen::pairing`] names it) for the
+    /// purchase `key`, from `account`, at `at`: the [`Role::Payment`], no purchase named, no budget to reserve.
+    pub fn new(
+        key: &'a str,
+        attempt: &'a str,
+        account: &'a str,
+        h: &'a AtrHash,
+        chosen: &'a Chosen,
+        quote: &'a Quote,
+        at: u64,
+    ) -> Self {
+        Self {
+            key,
+            attempt,
+            role: Role::Payment,
+            purchase: None,
+            pairing: &chosen.pairing,
+            account,
+            h,
+            chosen,
+            quote,
+            claims: &[],
+            at,
+        }
+    }
+
+    /// The same intent for another payment of the purchase.
+    #[must_use]
+    pub fn with_role(mut self, role: Role) -> Self {
+        self.role = role;
+        self
+    }
+
+    /// The same intent, with what it buys.
+    #[must_use]
+    pub fn with_purchase(mut self, purchase: &'a Purchase) -> Self {
+        self.purchase = Some(purchase);
+        self
+    }
+
+    /// The same intent, with the budgets to reserve it in.
+    #[must_use]
+    pub fn with_claims(mut self, claims: &'a [Claim]) -> Self {
+        self.claims = claims;
+        self
+    }
+}
+
 /// How an attempt ended inside the gate.
 #[derive(Debug, Clone, Copy)]
 #[non_exhaustive]

@@ -2,7 +2,9 @@
 //! [`Recovery`](recovery::Recovery) after every outcome, idempotent purchases, and a journal that loses nothing
 //! (SQLite by default, behind the `sqlite` feature). The gate calls it through two seams in
 //! [`Options`](crate::Options): [`SpendPolicy`] and [`SpendJournal`]; with neither set, the gate is exactly the gate.
+//! The [`journal`] keeps every attempt and its budget reservations; [`journal::Store`] reads them back.
 
+pub mod journal;
 pub mod policy;
 pub mod recovery;
 
