@@ -17,8 +17,8 @@ use serde_json::{Value, json};
 use terms::safety::journal::SqliteJournal;
 use terms::safety::policy::Policy;
 use terms::safety::{Answered, Purchase, SpendJournal};
-use terms::{BoxFuture, LocalSigner, Options, TransactOutcome, transact};
 use terms::{Body, Fetch, FetchError, Request, Response};
+use terms::{BoxFuture, LocalSigner, Options, TransactOutcome, transact};
 
 const ATR: &str = "7b2261747256657273696f6e223a2231222c226964223a2230663866616435622d643963622d343639662d613136352d373038363737323839353065222c2278343032223a7b227a223a312e302c2261223a226361665c7530306539227d2c2273656c6c6572223a7b226e6f7465223a22436166c3a920e280942033302064c3ad617320e29c93227d7d";
 const H: &str = "0x8b1e122580ae3f6a8c3d36a24294e1260a87bde70f597279b973e39310072938";
@@ -83,6 +83,7 @@ fn safety(c: &mut Criterion) {
     let dir = std::env::temp_dir().join(format!("terms-bench-safety-{}", std::process::id()));
     std::fs::create_dir_all(&dir).unwrap();
     let journal = Arc::new(SqliteJournal::open(dir.join("journal.db")).unwrap());
+    let journal = &journal;
     let purchase = Purchase::new("GET", "https://api.seller.example/v1/quote");
     let keys = AtomicU64::new(0);
     let next = || purchase.clone().with_key(format!("bench-{}", keys.fetch_add(1, Ordering::Relaxed)));
@@ -113,8 +114,9 @@ fn safety(c: &mut Criterion) {
     });
     group.bench_function("transact + policy + journal (2 durable writes)", |b| {
         b.to_async(&rt).iter_batched(
-            || (doc.clone(), journaled().journal(journal.clone()).purchase(next())),
-            |(doc, options)| async move {
+            || (doc.clone(), journaled().journal(Arc::clone(journal) as Arc<dyn SpendJournal>).purchase(next())),
+            |(doc, options)| async {
+                let options = options;
                 let done = transact(doc, pairing, &wallet, &seller, &options).await.unwrap();
                 assert!(matches!(done, TransactOutcome::Signed(_)));
                 drop(black_box(done));
@@ -124,8 +126,9 @@ fn safety(c: &mut Criterion) {
     });
     group.bench_function("payment: transact + policy + journal + answered (3 durable writes)", |b| {
         b.to_async(&rt).iter_batched(
-            || (doc.clone(), journaled().journal(journal.clone()).purchase(next())),
-            |(doc, options)| async move {
+            || (doc.clone(), journaled().journal(Arc::clone(journal) as Arc<dyn SpendJournal>).purchase(next())),
+            |(doc, options)| async {
+                let options = options;
                 let TransactOutcome::Signed(done) = transact(doc, pairing, &wallet, &seller, &options).await.unwrap()
                 else {
                     panic!("not signed")

@@ -1,6 +1,8 @@
 //! `transact`: confirm, then the agreement payment where the pairing's payment is no public proof, then the signer,
 //! then finish. It stands above the gate because the agreement exchange does.
 
+use std::borrow::Cow;
+
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
@@ -10,7 +12,7 @@ use crate::gate::journal_failed;
 use crate::gate::ledger::{Ledger, Opened, Opening, approval, open};
 use crate::gate::{
     Agreement, AgreementReceipt, Confirmed, Document, Options, Role, SpendApproval, Staged, ToApprove, confirm_staged,
-    sign_steps, spend_check, stage,
+    keep, sign_steps, spend_check, stage,
 };
 use crate::hash::AtrHash;
 use crate::pairing::Pairing;
@@ -88,7 +90,14 @@ pub async fn transact(
     options: &Options,
 ) -> Result<TransactOutcome, Declined> {
     let account = signer.account();
-    let staged = stage(doc.get(), pairing, account, options)?;
+    let mut staged = stage(doc.get(), pairing, account, options)?;
+    // The quote is read from the choice with its document: with a policy or a journal the document is kept now.
+    let doc = if options.policy.is_some() || options.journal.is_some() {
+        keep(pairing, &mut staged, doc.into_cow())?;
+        None
+    } else {
+        Some(doc.into_cow())
+    };
     let spent = spend_check(pairing, &staged.chosen, account, options, Role::Payment)?;
     if let Some(wanted) = approval(pairing, &staged, account, options, spent.as_ref())? {
         return Ok(TransactOutcome::ApproveSpend(ApproveSpend { approve_spend: wanted }));
@@ -143,7 +152,7 @@ fn resend(attempt: &str, payment: Value) -> Result<TransactOutcome, Declined> {
 /// The fetch and compare, the agreement payment where one comes first, and the signer.
 async fn paying(
     staged: Staged,
-    doc: impl Document,
+    doc: Option<Cow<'_, Value>>,
     pairing: &dyn Pairing,
     signer: &dyn Signer,
     fetch: &dyn Fetch,

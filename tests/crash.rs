@@ -151,7 +151,12 @@ impl SpendJournal for Tripwire {
             r
         })
     }
-    fn signed<'a>(&'a self, attempt: &'a str, bytes: &'a [u8], payment: &'a Value) -> BoxFuture<'a, Result<(), JournalError>> {
+    fn signed<'a>(
+        &'a self,
+        attempt: &'a str,
+        bytes: &'a [u8],
+        payment: &'a Value,
+    ) -> BoxFuture<'a, Result<(), JournalError>> {
         Box::pin(async move {
             self.steps.0.step("journal.signed.before");
             let r = self.inner.signed(attempt, bytes, payment).await;
@@ -245,7 +250,8 @@ fn purchase() -> Purchase {
 /// One run of a purchase, as an agent runs it: transact (twice for an agreement: the approval, then the payment),
 /// send what it returns, and tell the journal the seller's answer.
 async fn run(scenario: Scenario, dir: &Path, steps: Arc<StepsHandle>, now: u64) -> Run {
-    let journal = Arc::new(Tripwire { inner: SqliteJournal::open(dir.join("journal.db")).unwrap(), steps: steps.clone() });
+    let journal =
+        Arc::new(Tripwire { inner: SqliteJournal::open(dir.join("journal.db")).unwrap(), steps: steps.clone() });
     let wallet = Wallet { inner: seller::Wallet::new().unwrap(), steps: steps.clone(), signed: AtomicUsize::new(0) };
     let shop = Shop { log: dir.join("seller.log"), steps: steps.clone() };
     let pairing = terms::pairing(scenario.pairing()).unwrap();
@@ -316,8 +322,11 @@ fn child_run(scenario: Scenario, dir: &Path, kill_at: usize, after: Option<Durat
     let stdout = child.stdout.take().unwrap();
     let (tx, rx) = std::sync::mpsc::channel::<String>();
     let reader = std::thread::spawn(move || {
+        // libtest prints `test child ... ` before the child's own first line.
         for line in BufReader::new(stdout).lines().map_while(Result::ok) {
-            if line.starts_with('@') && tx.send(line).is_err() {
+            if let Some(at) = line.find('@')
+                && tx.send(line[at..].to_owned()).is_err()
+            {
                 break;
             }
         }

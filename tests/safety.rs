@@ -99,8 +99,11 @@ impl Signer for Wallet {
 
 fn temp(label: &str) -> PathBuf {
     static N: AtomicUsize = AtomicUsize::new(0);
-    let dir = std::env::temp_dir()
-        .join(format!("terms-safety-{}-{label}-{}", std::process::id(), N.fetch_add(1, Ordering::SeqCst)));
+    let dir = std::env::temp_dir().join(format!(
+        "terms-safety-{}-{label}-{}",
+        std::process::id(),
+        N.fetch_add(1, Ordering::SeqCst)
+    ));
     let _ = std::fs::remove_dir_all(&dir);
     std::fs::create_dir_all(&dir).unwrap();
     dir
@@ -117,12 +120,35 @@ fn pairing() -> &'static dyn terms::pairing::Pairing {
 #[tokio::test]
 async fn each_refusal_is_policy_refused_before_the_link_is_fetched_and_nothing_is_signed() {
     let cases: &[(&str, Value, Option<Purchase>, &str)] = &[
-        ("", offer("10000"), Some(Purchase::new("GET", "https://other.example/v1/quote")), "policy/resource-not-allowed"),
+        (
+            "",
+            offer("10000"),
+            Some(Purchase::new("GET", "https://other.example/v1/quote")),
+            "policy/resource-not-allowed",
+        ),
         ("", offer("10000"), None, "policy/resource-not-allowed"),
         ("", offer("60000"), Some(purchase(0)), "policy/amount-above-cap"),
         ("max_validity_seconds = 30", offer("10000"), Some(purchase(0)), "policy/window-too-long"),
-        ("", { let mut o = offer("10000"); o["accepts"][0]["network"] = json!("eip155:8453"); o }, Some(purchase(0)), "policy/network-not-allowed"),
-        ("", { let mut o = offer("10000"); o["accepts"][0]["payTo"] = json!(format!("0x{}", "0".repeat(40))); o }, Some(purchase(0)), "policy/payee-not-allowed"),
+        (
+            "",
+            {
+                let mut o = offer("10000");
+                o["accepts"][0]["network"] = json!("eip155:8453");
+                o
+            },
+            Some(purchase(0)),
+            "policy/network-not-allowed",
+        ),
+        (
+            "",
+            {
+                let mut o = offer("10000");
+                o["accepts"][0]["payTo"] = json!(format!("0x{}", "0".repeat(40)));
+                o
+            },
+            Some(purchase(0)),
+            "policy/payee-not-allowed",
+        ),
     ];
     for (extra, doc, purchase, detail) in cases {
         let (seller, wallet) = (Seller::default(), Wallet::new());
@@ -155,14 +181,16 @@ async fn a_budget_holds_what_it_holds_and_the_next_payment_is_refused_unfetched(
         let done = transact(offer("10000"), pairing(), &wallet, &seller, &base.clone().purchase(purchase(n))).await;
         assert!(matches!(done, Ok(TransactOutcome::Signed(_))), "{done:?}");
     }
-    let declined = transact(offer("10000"), pairing(), &wallet, &seller, &base.clone().purchase(purchase(2)))
-        .await
-        .unwrap_err();
+    let declined =
+        transact(offer("10000"), pairing(), &wallet, &seller, &base.clone().purchase(purchase(2))).await.unwrap_err();
     assert_eq!((declined.code, declined.detail.as_str()), (DeclineCode::PolicyRefused, "policy/budget-exhausted"));
     assert_eq!((seller.0.load(Ordering::SeqCst), wallet.count()), (2, 2), "the third was fetched or signed");
     // A day later the window has rolled.
     let later = base.clone().clock(FixedClock(NOW + 86_400)).purchase(purchase(3));
-    assert!(matches!(transact(offer("10000"), pairing(), &wallet, &seller, &later).await, Ok(TransactOutcome::Signed(_))));
+    assert!(matches!(
+        transact(offer("10000"), pairing(), &wallet, &seller, &later).await,
+        Ok(TransactOutcome::Signed(_))
+    ));
 }
 
 #[tokio::test]
@@ -179,9 +207,13 @@ async fn above_the_threshold_the_payment_is_handed_back_and_paid_once_approved_u
     let journal = Arc::new(SqliteJournal::open(temp("approval").join("j.db")).unwrap());
     let (seller, wallet) = (Seller::default(), Wallet::new());
     let threshold = format!("approval_above = {{ \"eip155:84532/{USDC}\" = \"5000\" }}");
-    let options =
-        Options::new().clock(FixedClock(NOW)).policy(policy(&threshold, "1000000")).journal(journal).purchase(purchase(0));
-    let Ok(TransactOutcome::ApproveSpend(asked)) = transact(offer("10000"), pairing(), &wallet, &seller, &options).await
+    let options = Options::new()
+        .clock(FixedClock(NOW))
+        .policy(policy(&threshold, "1000000"))
+        .journal(journal)
+        .purchase(purchase(0));
+    let Ok(TransactOutcome::ApproveSpend(asked)) =
+        transact(offer("10000"), pairing(), &wallet, &seller, &options).await
     else {
         panic!("not handed back")
     };
@@ -209,9 +241,13 @@ async fn a_purchase_signed_once_is_re_sent_byte_for_byte_and_never_signed_again(
     let dir = temp("resend");
     let journal = Arc::new(SqliteJournal::open(dir.join("j.db")).unwrap());
     let (seller, wallet) = (Seller::default(), Wallet::new());
-    let options =
-        Options::new().clock(FixedClock(NOW)).policy(policy("", "1000000")).journal(journal.clone()).purchase(purchase(7));
-    let Ok(TransactOutcome::Signed(first)) = transact(offer("10000"), pairing(), &wallet, &seller, &options).await else {
+    let options = Options::new()
+        .clock(FixedClock(NOW))
+        .policy(policy("", "1000000"))
+        .journal(journal.clone())
+        .purchase(purchase(7));
+    let Ok(TransactOutcome::Signed(first)) = transact(offer("10000"), pairing(), &wallet, &seller, &options).await
+    else {
         panic!("not signed")
     };
     // Ten minutes later, the same purchase: the journal holds its payment as unknown, so it is re-sent.
@@ -227,7 +263,10 @@ async fn a_purchase_signed_once_is_re_sent_byte_for_byte_and_never_signed_again(
     assert_eq!(record.payment_state, PaymentState::Unknown);
     // Another purchase is signed afresh.
     let other = options.clone().purchase(purchase(8));
-    assert!(matches!(transact(offer("10000"), pairing(), &wallet, &seller, &other).await, Ok(TransactOutcome::Signed(_))));
+    assert!(matches!(
+        transact(offer("10000"), pairing(), &wallet, &seller, &other).await,
+        Ok(TransactOutcome::Signed(_))
+    ));
     assert_eq!(wallet.count(), 2);
 }
 
@@ -235,8 +274,11 @@ async fn a_purchase_signed_once_is_re_sent_byte_for_byte_and_never_signed_again(
 async fn a_declined_payment_releases_its_reservation_and_may_be_tried_again() {
     let journal = Arc::new(SqliteJournal::open(temp("release").join("j.db")).unwrap());
     let wallet = Wallet::new();
-    let options =
-        Options::new().clock(FixedClock(NOW)).policy(policy("", "10000")).journal(journal.clone()).purchase(purchase(1));
+    let options = Options::new()
+        .clock(FixedClock(NOW))
+        .policy(policy("", "10000"))
+        .journal(journal.clone())
+        .purchase(purchase(1));
     // The link serves other bytes: hash-mismatch after the budget was reserved.
     struct Other;
     impl Fetch for Other {
@@ -283,4 +325,65 @@ async fn without_policy_or_journal_the_payment_is_what_it_always_was() {
     let (TransactOutcome::Signed(a), TransactOutcome::Signed(b)) = (a, b) else { panic!("not signed") };
     assert_eq!(a.signed, b.signed, "the policy and the journal changed the payment");
     assert_eq!((a.attempt, b.attempt.is_some()), (None, true));
+}
+
+/// One spender process: 200 payments (its own purchases) from the shared journal, each printed as it is decided.
+#[test]
+#[ignore = "run by eight_processes_spend_one_budget_and_never_more as a child process"]
+fn spender() {
+    let (Ok(path), Ok(worker)) = (std::env::var("SPEND_JOURNAL"), std::env::var("SPEND_WORKER")) else { return };
+    let rt = tokio::runtime::Builder::new_current_thread().enable_all().build().unwrap();
+    rt.block_on(async {
+        let journal = Arc::new(SqliteJournal::open(&path).unwrap());
+        let (seller, wallet) = (Seller::default(), Wallet::new());
+        // 500 payments of 10000 fill the budget exactly.
+        let base = Options::new().clock(FixedClock(NOW)).policy(policy("", "5000000")).journal(journal);
+        let (mut paid, mut refused) = (0, 0);
+        for n in 0..200 {
+            let p = Purchase::new("GET", format!("https://api.seller.example/v1/quote?w={worker}&n={n}"));
+            match transact(offer("10000"), pairing(), &wallet, &seller, &base.clone().purchase(p)).await {
+                Ok(TransactOutcome::Signed(_)) => paid += 1,
+                Err(d) if d.detail == "policy/budget-exhausted" => refused += 1,
+                other => panic!("worker {worker}: {other:?}"),
+            }
+        }
+        println!("@SPENT {paid} {refused}");
+    });
+}
+
+#[test]
+fn eight_processes_spend_one_budget_and_never_more() {
+    for round in 0..10 {
+        let path = temp("processes").join("j.db");
+        drop(SqliteJournal::open(&path).unwrap());
+        let children: Vec<_> = (0..8)
+            .map(|worker| {
+                std::process::Command::new(std::env::current_exe().unwrap())
+                    .args(["--exact", "spender", "--ignored", "--nocapture", "--test-threads=1"])
+                    .env("SPEND_JOURNAL", &path)
+                    .env("SPEND_WORKER", worker.to_string())
+                    .stdout(std::process::Stdio::piped())
+                    .spawn()
+                    .unwrap()
+            })
+            .collect();
+        let (mut paid, mut refused) = (0, 0);
+        for child in children {
+            let out = child.wait_with_output().unwrap();
+            assert!(out.status.success(), "a spender failed: {}", String::from_utf8_lossy(&out.stdout));
+            let text = String::from_utf8(out.stdout).unwrap();
+            // libtest prints `test spender ... ` before the child's own first line.
+            let line = text.lines().find_map(|l| l.split_once("@SPENT ").map(|(_, t)| t)).expect("no tally");
+            let counts: Vec<usize> = line.split(' ').map(|n| n.parse().unwrap()).collect();
+            paid += counts[0];
+            refused += counts[1];
+        }
+        assert_eq!((paid, refused), (500, 1100), "round {round}: {paid} payments passed a budget that holds 500");
+        let rt = tokio::runtime::Builder::new_current_thread().build().unwrap();
+        let journal = SqliteJournal::open(&path).unwrap();
+        let limit = alloy_primitives::U256::from(5_000_000u64);
+        let asset = format!("eip155:84532/{USDC}");
+        let used = rt.block_on(journal.budget("usdc-day", "", &asset, 86_400, limit, NOW)).unwrap();
+        assert_eq!(used.remaining, alloy_primitives::U256::ZERO, "round {round}: {used:?}");
+    }
 }

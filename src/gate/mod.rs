@@ -8,6 +8,7 @@ pub(crate) mod ledger;
 mod spend;
 mod types;
 
+use std::borrow::Cow;
 use std::panic::{AssertUnwindSafe, catch_unwind};
 
 use serde_json::Value;
@@ -107,9 +108,25 @@ pub async fn confirm(
     fetch: &dyn Fetch,
     options: &Options,
 ) -> Result<Confirmed, Declined> {
-    let staged = stage(doc.get(), pairing, account, options)?;
+    let mut staged = stage(doc.get(), pairing, account, options)?;
+    if options.policy.is_none() {
+        return confirm_staged(staged, Some(doc.into_cow()), pairing, fetch).await;
+    }
+    keep(pairing, &mut staged, doc.into_cow())?;
     spend_check(pairing, &staged.chosen, account, options, Role::Payment)?;
-    confirm_staged(staged, doc, pairing, fetch).await
+    confirm_staged(staged, None, pairing, fetch).await
+}
+
+/// The pairing keeps the seller's document in the choice (guarded: a panic is `offer-unreadable`,
+/// `<ns>/member-failed`). `confirm` does it after the compare; with a spend policy or a journal it is done before
+/// the fetch, since the quote is read from the choice with its document.
+pub(crate) fn keep(pairing: &dyn Pairing, staged: &mut Staged, doc: Cow<'_, Value>) -> Result<(), Declined> {
+    let kept = || {
+        pairing.keep_document(&mut staged.chosen, doc);
+        Ok(())
+    };
+    guarded(kept, || ns_code(pairing, Reason::MemberFailed))
+        .map_err(|r| decline(DeclineCode::OfferUnreadable, r.code()))
 }
 
 /// The choice, made before anything is fetched: what [`confirm_staged`] fetches and compares next.
@@ -169,39 +186,37 @@ pub(crate) fn spend_check(
     Ok(Some((quote, allowed)))
 }
 
-/// Link rule → one fetch → compare → agreement offered → build → request, for a choice [`stage`] made.
+/// Link rule → one fetch → compare → agreement offered → keep the document (where [`keep`] has not) → build →
+/// request, for a choice [`stage`] made.
 pub(crate) async fn confirm_staged(
     staged: Staged,
-    doc: impl Document,
+    doc: Option<Cow<'_, Value>>,
     pairing: &dyn Pairing,
     fetch: &dyn Fetch,
 ) -> Result<Confirmed, Declined> {
-    let Staged { h: advertised, link, mut chosen } = staged;
-    if !is_https_link(&link) {
-        let detail = ns_code(pairing, link_reason(&link)).code();
+    let mut staged = staged;
+    if !is_https_link(&staged.link) {
+        let detail = ns_code(pairing, link_reason(&staged.link)).code();
         return Err(decline(DeclineCode::LinkNotHttps, detail));
     }
-    let bytes = atr::fetch_atr(fetch, &link).await?;
+    let bytes = atr::fetch_atr(fetch, &staged.link).await?;
     let h = atr_hash(&bytes);
-    if advertised != h {
+    if staged.h != h {
         return Err(decline(
             DeclineCode::HashMismatch,
             "The bytes the link served do not hash to the advertised ATR hash.",
         ));
     }
-    if !pairing.public_proof() && chosen.agreement.is_none() {
+    if !pairing.public_proof() && staged.chosen.agreement.is_none() {
         return Err(decline(
             DeclineCode::AgreementNotOffered,
             "The pairing's payment carries no public proof and the offer names no agreement URL.",
         ));
     }
-    let doc = doc.into_cow();
-    let kept = || {
-        pairing.keep_document(&mut chosen, doc);
-        Ok(())
-    };
-    guarded(kept, || ns_code(pairing, Reason::MemberFailed))
-        .map_err(|r| decline(DeclineCode::OfferUnreadable, r.code()))?;
+    if let Some(doc) = doc {
+        keep(pairing, &mut staged, doc)?;
+    }
+    let chosen = staged.chosen;
     let request = match build_guarded(pairing, &chosen, &bytes, &h) {
         Ok(unsigned) => request_guarded(pairing, unsigned.as_ref()),
         Err(r) if r.is_nothing_to_sign() => Ok(None),

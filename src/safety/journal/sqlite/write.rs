@@ -213,11 +213,13 @@ pub(super) fn signed(conn: &Connection, attempt: &str, bytes: &[u8], payment: &V
 /// The attempt ended inside the gate.
 pub(super) fn ended(conn: &Connection, attempt: &str, ended: Ended<'_>) -> Result<(), Fail> {
     let (stage, state) = current(conn, attempt)?;
+    // Handed back for approval: nothing was signed, and there is no decline to keep.
     let (decline, moved) = match ended {
-        Ended::NotPaid(d) => (d, false),
-        Ended::Moved(d) => (d, true),
+        Ended::NotPaid(d) => (Some(d), false),
+        Ended::Moved(d) => (Some(d), true),
+        Ended::HandedBack => (None, false),
     };
-    let decline = serde_json::to_string(decline).map_err(|e| Fail::Refused(e.to_string()))?;
+    let decline = decline.map(serde_json::to_string).transpose().map_err(|e| Fail::Refused(e.to_string()))?;
     if state == PaymentState::Settled || stage == Stage::Answered {
         return Err(Fail::Refused(format!("attempt {attempt} was answered already: its end is not recorded")));
     }
