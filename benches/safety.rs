@@ -1,12 +1,12 @@
 //! What the buyer-safety layer costs, in one run beside plain `transact` on the quickstart payment (local key,
-//! in-memory fetch): `transact` with the spend policy alone (its resource, network, asset, payee, cap, window and one
-//! budget checked), and with the policy and the SQLite journal (WAL, `synchronous = FULL`, a real file): the
+//! in-memory fetch): `transact` with the spend policy alone (its resource, network, asset, payee, cap and window
+//! checked), and with the policy, one budget and the SQLite journal (WAL, `synchronous = FULL`, a real file): the
 //! journal's two durable writes inside `transact` (`begin`: the budget reserved and the intent recorded; `signed`:
 //! the payment recorded), and the whole payment with its third (`answered`: the seller's settlement).
 //!
 //! Run: `cargo bench --bench safety`
 
-#![allow(missing_docs, clippy::unwrap_used, clippy::expect_used, clippy::indexing_slicing)]
+#![allow(missing_docs, clippy::unwrap_used, clippy::expect_used, clippy::indexing_slicing, clippy::panic)]
 
 use std::hint::black_box;
 use std::sync::Arc;
@@ -16,9 +16,9 @@ use criterion::{BatchSize, Criterion, criterion_group, criterion_main};
 use serde_json::{Value, json};
 use terms::safety::journal::SqliteJournal;
 use terms::safety::policy::Policy;
-use terms::safety::{Answered, Purchase, SpendJournal};
+use terms::safety::{Answered, Purchase, Role, Spend, SpendJournal, SpendPolicy};
 use terms::{Body, Fetch, FetchError, Request, Response};
-use terms::{BoxFuture, LocalSigner, Options, TransactOutcome, transact};
+use terms::{BoxFuture, LocalSigner, Options, Signer, TransactOutcome, transact};
 
 const ATR: &str = "7b2261747256657273696f6e223a2231222c226964223a2230663866616435622d643963622d343639662d613136352d373038363737323839353065222c2278343032223a7b227a223a312e302c2261223a226361665c7530306539227d2c2273656c6c6572223a7b226e6f7465223a22436166c3a920e280942033302064c3ad617320e29c93227d7d";
 const H: &str = "0x8b1e122580ae3f6a8c3d36a24294e1260a87bde70f597279b973e39310072938";
@@ -39,7 +39,10 @@ cap = "1000000"
 
 [payees]
 deny = ["0x000000000000000000000000000000000000dEaD"]
+"#;
 
+/// The budget, kept in the journal (a policy that keeps budgets refuses without one).
+const BUDGET: &str = r#"
 [[budgets]]
 name = "usdc-day"
 asset = "eip155:84532/0x036CbD53842c5426634e7929541eC2318f3dCF7e"
@@ -80,6 +83,7 @@ fn safety(c: &mut Criterion) {
     let seller = Memory(hex::decode(ATR).unwrap().into());
     let doc = offer();
     let policy = Arc::new(Policy::from_toml_str(POLICY).unwrap());
+    let budgeted = Arc::new(Policy::from_toml_str(&format!("{POLICY}{BUDGET}")).unwrap());
     let dir = std::env::temp_dir().join(format!("terms-bench-safety-{}", std::process::id()));
     std::fs::create_dir_all(&dir).unwrap();
     let journal = Arc::new(SqliteJournal::open(dir.join("journal.db")).unwrap());
@@ -94,10 +98,16 @@ fn safety(c: &mut Criterion) {
     // does the same work (the window's reservations are summed on each `begin`).
     let journaled = || {
         let later = NOW + keys.load(Ordering::Relaxed) * 40 * 86_400;
-        Options::new().clock(terms::FixedClock(later)).policy(policy.clone())
+        Options::new().clock(terms::FixedClock(later)).policy(budgeted.clone())
     };
 
     let mut group = c.benchmark_group("safety");
+    // The two parts of the policy's cost: the pairing's quote of the choice, and the policy's check of the quote.
+    let confirmed = rt.block_on(terms::confirm(doc.clone(), pairing, wallet.account(), &seller, &plain)).unwrap();
+    group.bench_function("quote", |b| b.iter(|| black_box(pairing.quote(black_box(&confirmed.chosen)).unwrap())));
+    let quote = pairing.quote(&confirmed.chosen).unwrap();
+    let spend = Spend::new(pairing.id(), wallet.account(), &quote, Some(&purchase), Role::Payment, NOW);
+    group.bench_function("policy check", |b| b.iter(|| black_box(policy.check(black_box(&spend)).unwrap())));
     group.bench_function("transact", |b| {
         b.to_async(&rt).iter_batched(
             || doc.clone(),

@@ -86,6 +86,8 @@ pub use pairing::{ChannelHold, Chosen, InputSpec, Pairing, Quote, Refund};
 pub use payment::Payment;
 pub use refusal::{Reason, Refusal};
 pub use registry::{Entry, Protocol, REGISTRY, built_ids, entry, pairing, pairing_for, x402_pairings};
+/// The 256-bit unsigned integer of amounts in atomic units ([`Quote`], budgets, caps).
+pub use ruint::aliases::U256;
 pub use signer::{Answer, BoxFuture, Fields, Signer, SignerError, SigningRequest, TypedData, TypedField};
 pub use tokio_util::sync::CancellationToken;
 pub use transact::{ApproveSpend, Resent, TransactOutcome, Transacted, transact};

@@ -880,3 +880,59 @@ fn an_option_amount_that_is_not_a_decimal_is_unreadable() {
 fn b64_encode(bytes: &[u8]) -> String {
     base64::Engine::encode(&base64::engine::general_purpose::STANDARD, bytes)
 }
+
+// ---------------------------------------------------------------------------------------------------------------
+// within, under a spend policy and a journal
+
+/// A voucher's increase over the hold's largest signed amount counts against the budget: the first (1000 more)
+/// passes a budget of 1500, the second is refused before the signer is asked, and the first, asked again, is the
+/// same voucher re-sent from the journal, not signed twice.
+#[test]
+fn a_vouchers_increase_counts_against_the_budget_and_a_voucher_is_signed_once() {
+    use terms::safety::journal::SqliteJournal;
+    use terms::safety::policy::Policy;
+    let policy = Policy::from_toml_str(
+        r#"
+resources = ["*"]
+networks = ["eip155:84532"]
+
+[[assets]]
+network = "eip155:84532"
+address = "0x036CbD53842c5426634e7929541eC2318f3dCF7e"
+symbol = "USDC"
+decimals = 6
+cap = "5000"
+
+[[budgets]]
+name = "channel-day"
+asset = "eip155:84532/0x036CbD53842c5426634e7929541eC2318f3dCF7e"
+window = "day"
+limit = "1500"
+"#,
+    )
+    .unwrap();
+    let dir = std::env::temp_dir().join(format!("terms-channels-voucher-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).unwrap();
+    let journal = Arc::new(SqliteJournal::open(dir.join("j.db")).unwrap());
+    let options = Options::new()
+        .clock(FixedClock(evm_fixed()["now"].as_u64().unwrap()))
+        .policy(Arc::new(policy))
+        .journal(journal);
+    let (_, hold) = opened();
+    let run = |hold: &ChannelHold, signer: &CountingSigner| {
+        paused().block_on(within(&doc(), hold, pairing(), signer, None, &options))
+    };
+    let signer = wallet();
+    let first = run(&hold, &signer).unwrap();
+    assert_eq!((signer.count(), first.hold.signed_max.as_str()), (1, "2000"));
+    // The seller charges the first voucher's amount; the next voucher signs 1000 more.
+    let charged = record_charge(&first.hold, "2000").unwrap();
+    let second = run(&charged, &signer);
+    declined(&second, "policy-refused", "policy/budget-exhausted");
+    assert_eq!(signer.count(), 1, "the refused voucher was signed");
+    let again = run(&hold, &signer).unwrap();
+    assert_eq!(again, first, "the same voucher, asked again, is not the one the journal holds");
+    assert_eq!(signer.count(), 1, "the same voucher was signed twice");
+    std::fs::remove_dir_all(&dir).ok();
+}

@@ -387,3 +387,89 @@ fn eight_processes_spend_one_budget_and_never_more() {
         assert_eq!(used.remaining, alloy_primitives::U256::ZERO, "round {round}: {used:?}");
     }
 }
+
+#[tokio::test]
+async fn a_full_journal_signs_nothing() {
+    use terms::safety::journal::JournalConfig;
+    let path = temp("full").join("j.db");
+    // Room for the schema and a few payments.
+    let config = JournalConfig { max_bytes: Some(96 * 1024), ..JournalConfig::default() };
+    let journal = SqliteJournal::open_with(&path, config).unwrap();
+    let (seller, wallet) = (Seller::default(), Wallet::new());
+    let options = Options::new().clock(FixedClock(NOW)).journal(Arc::new(journal)).purchase(purchase(0));
+    let mut declined = None;
+    for n in 0..500 {
+        // Fill it: each payment adds a record; one of them finds the journal full.
+        match transact(offer("10000"), pairing(), &wallet, &seller, &options.clone().purchase(purchase(n))).await {
+            Ok(_) => {}
+            Err(d) => {
+                declined = Some(d);
+                break;
+            }
+        }
+    }
+    let declined = declined.expect("the journal never filled");
+    assert_eq!((declined.code, declined.detail.as_str()), (DeclineCode::JournalFailed, "journal/unavailable"));
+    // Every payment signed was recorded and returned; the refused one was not signed, or was dropped unreturned.
+    let journal = SqliteJournal::open_read_only(&path).unwrap();
+    let recorded = journal.history(&terms::safety::journal::HistoryFilter::new()).await.unwrap();
+    let signed = recorded.iter().filter(|r| r.payment.is_some()).count();
+    assert!(wallet.count() == signed || wallet.count() == signed + 1, "{} signed, {signed} recorded", wallet.count());
+}
+
+#[tokio::test]
+async fn a_journal_locked_by_another_process_signs_nothing() {
+    use terms::safety::journal::JournalConfig;
+    let path = temp("locked").join("j.db");
+    drop(SqliteJournal::open(&path).unwrap());
+    // Another process holds the database's write lock for the whole call (a child `sqlite3`-free way: this test
+    // binary's own child, holding an exclusive transaction until it is killed).
+    let mut holder = std::process::Command::new(std::env::current_exe().unwrap())
+        .args(["--exact", "lock_holder", "--ignored", "--nocapture", "--test-threads=1"])
+        .env("LOCK_JOURNAL", &path)
+        .stdout(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    let mut out = std::io::BufReader::new(holder.stdout.take().unwrap());
+    let mut line = String::new();
+    while !line.contains("@LOCKED") {
+        line.clear();
+        assert!(std::io::BufRead::read_line(&mut out, &mut line).unwrap() > 0, "the lock holder ended");
+    }
+    let config = JournalConfig { busy_timeout: std::time::Duration::from_millis(200), ..JournalConfig::default() };
+    let journal = Arc::new(SqliteJournal::open_with(&path, config).unwrap());
+    let (seller, wallet) = (Seller::default(), Wallet::new());
+    let options = Options::new().clock(FixedClock(NOW)).journal(journal).purchase(purchase(0));
+    let declined = transact(offer("10000"), pairing(), &wallet, &seller, &options).await.unwrap_err();
+    holder.kill().unwrap();
+    holder.wait().unwrap();
+    assert_eq!((declined.code, declined.detail.as_str()), (DeclineCode::JournalFailed, "journal/unavailable"));
+    assert!(declined.cause.as_deref().is_some_and(|c| c.contains("lock")), "{:?}", declined.cause);
+    assert_eq!((seller.0.load(Ordering::SeqCst), wallet.count()), (0, 0));
+}
+
+/// Holds an exclusive lock on the journal until killed.
+#[test]
+#[ignore = "run by a_journal_locked_by_another_process_signs_nothing as a child process"]
+fn lock_holder() {
+    let Ok(path) = std::env::var("LOCK_JOURNAL") else { return };
+    let conn = rusqlite::Connection::open(path).unwrap();
+    conn.execute_batch("BEGIN EXCLUSIVE").unwrap();
+    println!("@LOCKED");
+    loop {
+        std::thread::sleep(std::time::Duration::from_secs(60));
+    }
+}
+
+#[tokio::test]
+async fn an_amount_past_two_to_the_256_is_never_quoted_or_signed() {
+    let journal = Arc::new(SqliteJournal::open(temp("huge").join("j.db")).unwrap());
+    let (seller, wallet) = (Seller::default(), Wallet::new());
+    let options =
+        Options::new().clock(FixedClock(NOW)).policy(policy("", "1000000")).journal(journal).purchase(purchase(0));
+    let past = "115792089237316195423570985008687907853269984665640564039457584007913129639936";
+    let declined = transact(offer(past), pairing(), &wallet, &seller, &options).await.unwrap_err();
+    // The reference's own answer for an option it cannot read: before the quote, the policy or the journal.
+    assert_eq!((declined.code, declined.detail.as_str()), (DeclineCode::OfferUnreadable, "x402/no-payable-option"));
+    assert_eq!((seller.0.load(Ordering::SeqCst), wallet.count()), (0, 0));
+}

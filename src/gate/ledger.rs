@@ -96,6 +96,9 @@ pub(crate) fn approval(
     spent: Option<&(Quote, Allowed)>,
 ) -> Result<Option<SpendApproval>, Declined> {
     let Some((quote, allowed)) = spent else { return Ok(None) };
+    if options.spend_approved.is_none() && !allowed.needs_approval {
+        return Ok(None);
+    }
     let wanted = SpendApproval {
         pairing: pairing.id().to_owned(),
         account: account.to_owned(),
