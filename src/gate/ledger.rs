@@ -79,6 +79,7 @@ impl Ledger<'_> {
     }
 
     /// What the seller answered.
+    #[cfg_attr(not(feature = "x402"), allow(dead_code, reason = "the agreement exchange tells it, with x402"))]
     pub(crate) async fn answered(&self, answered: Answered<'_>) -> Result<(), Declined> {
         self.journal.answered(&self.attempt, answered).await.map_err(|e| journal_failed(Reason::Unavailable, e))
     }
