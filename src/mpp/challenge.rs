@@ -52,6 +52,20 @@ pub(crate) fn text<'a>(c: &'a Object, key: &str) -> &'a str {
     c.member(key).and_then(Value::as_str).unwrap_or_default()
 }
 
+/// The RFC 9530 `Content-Digest` of a request body, `sha-256=:<base64 of SHA-256>:`: what a challenge's `digest`
+/// binds, so a buyer retrying with a credential sends the body the seller priced (the `digest` itself is echoed
+/// unmodified, never recomputed into the credential).
+///
+/// ```
+/// # #[cfg(feature = "mpp")] {
+/// assert_eq!(terms::mpp::content_digest(b"{}"), "sha-256=:RBNvo1WzZ4oRRq0W9+hknpT7T8If536DEMBg9hyq/4o=:");
+/// # }
+/// ```
+pub fn content_digest(body: &[u8]) -> String {
+    use sha2::{Digest, Sha256};
+    format!("sha-256=:{}:", crate::codec::b64_encode(&Sha256::digest(body)))
+}
+
 /// The challenge id that carries H at `position` in the seller's list: unpadded base64url of H's 32 bytes, `.`, and
 /// the position, 0 to 31 (`mpp/challenge-malformed` past 31).
 ///
@@ -285,7 +299,7 @@ mod tests {
         assert!(challenge_h(&format!("{body}=.0")).is_err());
         assert!(challenge_h(&h.to_hex()).is_err());
         // The last character's two spare bits must be zero.
-        let mut loose = body.clone();
+        let mut loose = body;
         loose.pop();
         loose.push('1');
         assert!(challenge_h(&loose).is_err());

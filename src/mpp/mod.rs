@@ -41,7 +41,7 @@ pub(crate) mod values;
 #[cfg(test)]
 mod tests;
 
-pub use challenge::{challenge_h, challenge_id};
+pub use challenge::{challenge_h, challenge_id, content_digest};
 pub use credential::{CredentialError, MAX_CREDENTIAL_BYTES, decode_credential};
 pub use header::{ChallengeError, MAX_CHALLENGES, MAX_FIELD_CHARS, decode_challenges};
 pub use legal::read;
