@@ -17,7 +17,7 @@ macro_rules! reasons {
         impl Reason {
             /// Every reason, in the order they are written.
             #[cfg(test)]
-            const ALL: &'static [Self] = &[$(Self::$variant,)+];
+            pub(crate) const ALL: &'static [Self] = &[$(Self::$variant,)+];
 
             /// The reason as the reference writes it, e.g. `no-payable-option`.
             pub const fn as_str(self) -> &'static str {

@@ -412,5 +412,22 @@ mod grammar_properties {
                 prop_assert!(list.as_array().unwrap().iter().all(|c| c.as_object().unwrap().values().all(Value::is_string)));
             }
         }
+
+        /// Any text at all: a list or a typed error, never a panic, and the read of the list never panics either.
+        #[test]
+        fn any_text_decodes_or_is_refused(text in ".{0,300}") {
+            match decode_challenges(&[text.as_str()]) {
+                Ok(list) => {
+                    let _ = terms::mpp::read(&list);
+                    for c in list.as_array().unwrap() {
+                        let _ = terms::mpp::network(c);
+                    }
+                }
+                Err(e) => {
+                    let code = e.refusal().code();
+                    prop_assert!(code == "mpp/header-malformed" || code == "mpp/challenge-malformed");
+                }
+            }
+        }
     }
 }

@@ -296,3 +296,21 @@ fn stripe_and_near_intents_filters() {
     assert_eq!(on("nearintents", near(json!({"originNetwork": "eip155:42161"}))), Ok(vec!["mpp/charge/nearintents"]));
     assert_eq!(on("nearintents", near(json!({"originNetwork": "arbitrum"}))), Err("mpp/request-malformed".into()));
 }
+
+/// Every `mpp/…` code the file names (its rows, its agreedRefusals, its network rows) is a reason of the one table.
+#[test]
+fn every_mpp_code_of_the_file_is_a_reason() {
+    let text = include_str!("../../tests/vectors/mpp-challenge.json");
+    let mut seen = 0;
+    for (at, _) in text.match_indices("\"mpp/") {
+        let code: String = text[at + 5..].chars().take_while(|c| c.is_ascii_lowercase() || *c == '-').collect();
+        if matches!(code.as_str(), "charge" | "session" | "subscription") {
+            continue;
+        }
+        let reason = crate::Reason::ALL.iter().find(|r| r.as_str() == code);
+        assert!(reason.is_some(), "mpp/{code} has no Reason");
+        assert_eq!(crate::Refusal::mpp(*reason.unwrap()).code(), format!("mpp/{code}"));
+        seen += 1;
+    }
+    assert!(seen > 20, "{seen}");
+}
