@@ -27,7 +27,9 @@ pub use landed::{
     FailedWhy, Finality, Log, Marks, OpenCall, PendingWhy, Read, Receipt, Status, TRANSFER_TOPIC, Transaction,
     TransferIdentity, TransferLog, hash_opening_status, receipt_status, transfer_digest,
 };
-pub use payload::{Opened, SessionKind, bound_opening, bound_within, channel_of, kind_of, signed_max};
+pub use payload::{
+    Funded, Opened, SessionKind, bound_opening, bound_within, channel_of, kind_of, signed_max, voucher_payload,
+};
 pub use terms::{Funding, SessionParams, SessionTerms, named_channel};
 pub use typed::{
     ESCROW_DOMAIN_NAME, ESCROW_DOMAIN_VERSION, OPEN_WITNESS_TYPE, TokenDomain, voucher_parts, voucher_typed_data,

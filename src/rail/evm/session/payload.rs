@@ -67,6 +67,63 @@ pub fn bound_within(_payload: &Value) -> Result<AtrHash, Reason> {
     Err(Reason::NotBoundWithin)
 }
 
+/// What funded an opening, as its credential carries it.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Funded<'s> {
+    /// A `hash` opening: the hash of the transaction the payer broadcast.
+    Hash(&'s str),
+    /// An `authorization` or `permit2` opening: the signed authorization
+    /// ([`SessionChannel::receive_authorization`], [`SessionChannel::permit2_authorization`]) and its signature.
+    Signed {
+        /// [`Funding::Authorization`] or [`Funding::Permit2`].
+        funding: Funding,
+        /// The authorization as signed.
+        authorization: Map<String, Value>,
+        /// Its signature.
+        signature: &'s str,
+    },
+}
+
+impl SessionChannel<'_> {
+    /// The opening's payload, with the first voucher's signature (cumulative amount 0), its members in the
+    /// reference's order: `action` `open`, `channelId`, `cumulativeAmount`, `authorizedSigner`, `salt`, `type`, then
+    /// for `hash` the transaction `hash` and the voucher's `signature`, else the `authorization`, its `signature` and
+    /// the `voucherSignature`. The signatures are written as given; their form is the caller's to check.
+    pub fn opening_payload(&self, funded: Funded<'_>, voucher_signature: &str) -> Map<String, Value> {
+        let mut p = Map::with_capacity(9);
+        p.insert("action".into(), "open".into());
+        p.insert("channelId".into(), self.id().to_string().into());
+        p.insert("cumulativeAmount".into(), "0".into());
+        p.insert("authorizedSigner".into(), self.authorized_signer.text().into());
+        p.insert("salt".into(), self.salt.to_hex().into());
+        match funded {
+            Funded::Hash(transaction) => {
+                p.insert("type".into(), Funding::Hash.as_str().into());
+                p.insert("hash".into(), transaction.into());
+                p.insert("signature".into(), voucher_signature.into());
+            }
+            Funded::Signed { funding, authorization, signature } => {
+                p.insert("type".into(), funding.as_str().into());
+                p.insert("authorization".into(), Value::Object(authorization));
+                p.insert("signature".into(), signature.into());
+                p.insert("voucherSignature".into(), voucher_signature.into());
+            }
+        }
+        p
+    }
+}
+
+/// A later payment's payload: `{action, channelId, cumulativeAmount, signature}`, the action `voucher`, or `close`
+/// for the final voucher; the amount a decimal string.
+pub fn voucher_payload(close: bool, channel_id: &B256, cumulative: u128, signature: &str) -> Map<String, Value> {
+    let mut p = Map::with_capacity(4);
+    p.insert("action".into(), if close { "close" } else { "voucher" }.into());
+    p.insert("channelId".into(), channel_id.to_string().into());
+    p.insert("cumulativeAmount".into(), cumulative.to_string().into());
+    p.insert("signature".into(), signature.into());
+    p
+}
+
 /// An opening whose salt is H and whose channel id commits to it: its funding, the channel, and the opening's members.
 #[derive(Debug, Clone, PartialEq)]
 pub struct Opened<'a> {

@@ -88,18 +88,11 @@ fn signs(file: &Value, digest: B256) -> String {
 }
 
 /// The `hash` opening of the fixed payer's channel salted with `salt`, as a build writes it for the transaction
-/// ES9 names.
+/// ES9 names, with B6's voucher signature.
 fn hash_opening(file: &Value, terms: &SessionTerms<'_>, salt: &Value) -> Value {
-    json!({
-        "action": "open",
-        "channelId": channel(terms, file, salt).id().to_string(),
-        "cumulativeAmount": "0",
-        "authorizedSigner": EvmAddress::ZERO.text(),
-        "salt": text(salt).to_lowercase(),
-        "type": "hash",
-        "hash": file["ES9"]["hash"],
-        "signature": b6(file)["payload"]["voucherSignature"],
-    })
+    let voucher_signature = text(&b6(file)["payload"]["voucherSignature"]);
+    let funded = Funded::Hash(text(&file["ES9"]["hash"]));
+    Value::Object(channel(terms, file, salt).opening_payload(funded, voucher_signature))
 }
 
 #[test]
@@ -170,6 +163,14 @@ fn es3_es4_the_authorization_opening() {
     assert!(recovers(&file, &presented["signature"], parts.digest));
     #[cfg(feature = "local-signer")]
     assert_eq!(signs(&file, parts.digest), text(&presented["signature"]));
+    // The opening's payload is B6's, member for member and in its order.
+    let funded = Funded::Signed {
+        funding: Funding::Authorization,
+        authorization: ch.receive_authorization(deposit(&file), valid_before),
+        signature: text(&presented["signature"]),
+    };
+    let payload = ch.opening_payload(funded, text(&presented["voucherSignature"]));
+    assert_eq!(serde_json::to_string(&payload).unwrap(), serde_json::to_string(presented).unwrap());
 }
 
 #[test]
@@ -189,6 +190,16 @@ fn es5_the_zero_voucher() {
     assert!(recovers(&file, voucher_signature, expected));
     #[cfg(feature = "local-signer")]
     assert_eq!(signs(&file, expected), text(voucher_signature));
+    // A later voucher, and the close, name the channel and the amount they sign.
+    let signature = text(voucher_signature);
+    let later = Value::Object(voucher_payload(false, &id, 250, signature));
+    assert_eq!((kind_of(&later), channel_of(&later), signed_max(&later)), (Ok(SessionKind::Within), Ok(id), "250"));
+    let close = Value::Object(voucher_payload(true, &id, 250, signature));
+    assert_eq!((kind_of(&close), bound_within(&close)), (Ok(SessionKind::Close), Err(Reason::NotBoundWithin)));
+    assert_eq!(
+        later.as_object().unwrap().keys().collect::<Vec<_>>(),
+        ["action", "channelId", "cumulativeAmount", "signature"]
+    );
     // A later voucher signs another amount under the same domain and channel.
     let later = voucher_parts(terms.chain_id, &terms.escrow, &id, 250);
     assert_eq!(voucher_typed_data(terms.chain_id, &terms.escrow, &id, 250).signing_hash(), Some(later.digest));
