@@ -1,5 +1,6 @@
 //! EVM facts every protocol on an EIP-155 chain shares: addresses, chain ids, uint256 strings, EIP-712 typed data
-//! and its parts, EIP-3009 authorizations, Permit2 transfers, the commerce-payments escrow and ERC-7710 delegations.
+//! and its parts, EIP-3009 authorizations, Permit2 transfers, the commerce-payments escrow, ERC-7710 delegations and
+//! the EVM session escrow.
 //! A rail imports only the rail-free core, so x402 and MPP pairings on EVM chains both build on it.
 
 // The crate-internal builders are for the protocols on this rail: a build with the rail and none of them (`evm`
@@ -14,6 +15,8 @@ pub mod eip3009;
 pub mod escrow;
 #[cfg(feature = "evm")]
 pub mod permit2;
+#[cfg(feature = "evm")]
+pub mod session;
 pub mod typed_data;
 
 #[cfg(feature = "evm")]
