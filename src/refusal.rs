@@ -96,6 +96,14 @@ reasons! {
     NetworkMalformed => "network-malformed",
     /// A field is not of the form the rail reads.
     FieldMalformed => "field-malformed",
+    /// An amount is not a decimal string below 2^256.
+    AmountMalformed => "amount-malformed",
+    /// A signed transaction is for another chain than the payment's.
+    ChainMismatch => "chain-mismatch",
+    /// A signed transaction has another nonce than the buyer named.
+    NonceMismatch => "nonce-mismatch",
+    /// A signed transaction calls another contract, with other calldata, or moves value.
+    CallMismatch => "call-mismatch",
     /// The pairing has nothing for the buyer to sign.
     NothingToSign => "nothing-to-sign",
     /// The pairing's payment has no signed place for H: nothing for the buyer to sign.
@@ -250,6 +258,10 @@ mod tests {
         (Reason::ChannelIdMismatch, "x402/channel-id-mismatch"),
         (Reason::NetworkMalformed, "x402/network-malformed"),
         (Reason::FieldMalformed, "x402/field-malformed"),
+        (Reason::AmountMalformed, "x402/amount-malformed"),
+        (Reason::ChainMismatch, "x402/chain-mismatch"),
+        (Reason::NonceMismatch, "x402/nonce-mismatch"),
+        (Reason::CallMismatch, "x402/call-mismatch"),
         (Reason::NothingToSign, "x402/nothing-to-sign"),
         (Reason::NoSignedPlace, "x402/no-signed-place"),
         (Reason::NotBoundWithin, "x402/not-bound-within"),
