@@ -226,14 +226,18 @@ pub struct WitnessTransfer<'a> {
 }
 
 /// The typed data of a witness transfer whose witness struct is named `witness_type`, e.g.
-/// [`PAYMENT_WITNESS`](super::charge::PAYMENT_WITNESS), or `evm/field-malformed`: an address that is not `0x` and
-/// 40 hex digits, no entry, more than [`MAX_BATCH`], more than one without `batch`, or a witness name that is not an
-/// upper-case letter and up to 63 letters and digits, or is `TokenPermissions` or starts with `Permit`.
+/// [`PAYMENT_WITNESS`](super::charge::PAYMENT_WITNESS), or the rail's refusal: `evm/network-malformed` for a chain
+/// id of 0 or past 2^53 − 1; `evm/field-malformed` for an address that is not `0x` and 40 hex digits, no entry, more
+/// than [`MAX_BATCH`], more than one without `batch`, or a witness name that is not an upper-case letter and up to 63
+/// letters and digits, or is `TokenPermissions` or starts with `Permit`.
 pub fn witness_typed_data(
     transfer: &WitnessTransfer<'_>,
     witness_type: &str,
     witness: &Witness,
 ) -> Result<TypedData, Refusal> {
+    if transfer.chain_id == 0 || transfer.chain_id > crate::json::MAX_SAFE_INTEGER as u64 {
+        return Err(Refusal::evm(Reason::NetworkMalformed));
+    }
     let malformed = || Refusal::evm(Reason::FieldMalformed);
     let n = transfer.permitted.len();
     if n == 0 || n > MAX_BATCH || (!transfer.batch && n != 1) {
