@@ -139,6 +139,19 @@ fn a_signed_transaction_that_is_not_one_eip1559_transaction_is_unreadable() {
     {
         assert!(SignedTransaction::decode_hex(bad).is_err(), "{}", &bad[..bad.len().min(8)]);
     }
+    // Every truncation is refused, and every one-byte change is refused or reads as another transaction, never
+    // panicking.
+    let original = SignedTransaction::decode(&raw).unwrap();
+    for n in 0..raw.len() {
+        assert!(SignedTransaction::decode(&raw[..n]).is_err(), "cut at {n}");
+        for x in [0x01, 0x7f, 0x80, 0xff] {
+            let mut changed = raw.clone();
+            changed[n] ^= x;
+            if let Ok(other) = SignedTransaction::decode(&changed) {
+                assert_ne!(other, original, "byte {n} ^ {x:#x}");
+            }
+        }
+    }
     // A call that is not an address and hex data builds no transaction; a signature that is not 65 bytes signs none.
     assert!(transaction::transaction(1, &Call { to: "0x12".into(), data: "0x".into() }, &m.fees).is_none());
     assert!(transaction::transaction(1, &Call { to: m.call.to.clone(), data: "0xabc".into() }, &m.fees).is_none());
