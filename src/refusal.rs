@@ -200,6 +200,10 @@ reasons! {
     StacksTxMalformed => "stacks-tx-malformed",
     /// MPP: the in-session action is not one the pairing builds.
     WithinActionNotBuilt => "within-action-not-built",
+    /// NEAR Intents: the credential is not a push credential of type `hash`, the one the pairing reads H beside.
+    NotHashCredential => "not-hash-credential",
+    /// NEAR Intents: the echoed request's `externalId` is not an LCP string (`lcp:sha256:0x` and 64 hex digits).
+    MemoNotLcp => "memo-not-lcp",
     /// Policy (ours): the resource bought is not one the policy allows, or the payment names none.
     ResourceNotAllowed => "resource-not-allowed",
     /// Policy (ours): the network is not one the policy allows.
@@ -397,6 +401,8 @@ mod tests {
         (Reason::StacksMemoNotH, "mpp/stacks-memo-not-h"),
         (Reason::StacksTxMalformed, "mpp/stacks-tx-malformed"),
         (Reason::WithinActionNotBuilt, "mpp/within-action-not-built"),
+        (Reason::NotHashCredential, "near/not-hash-credential"),
+        (Reason::MemoNotLcp, "near/memo-not-lcp"),
         (Reason::ResourceNotAllowed, "x402/resource-not-allowed"),
         (Reason::NetworkNotAllowed, "x402/network-not-allowed"),
         (Reason::AssetNotAllowed, "x402/asset-not-allowed"),

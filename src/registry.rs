@@ -162,6 +162,14 @@ fn implementation(id: &str) -> Option<&'static dyn Pairing> {
         crate::x402::evm::exact_permit2::ID => Some(&crate::x402::evm::exact_permit2::PAIRING),
         #[cfg(all(feature = "x402", feature = "evm"))]
         crate::x402::evm::upto_permit2::ID => Some(&crate::x402::evm::upto_permit2::PAIRING),
+        #[cfg(feature = "mpp")]
+        crate::mpp::card::ID => Some(&crate::mpp::card::PAIRING),
+        #[cfg(feature = "mpp")]
+        crate::mpp::nearintents::ID => Some(&crate::mpp::nearintents::PAIRING),
+        #[cfg(feature = "mpp")]
+        crate::mpp::stripe::CHARGE_ID => Some(&crate::mpp::stripe::CHARGE),
+        #[cfg(feature = "mpp")]
+        crate::mpp::stripe::SUBSCRIPTION_ID => Some(&crate::mpp::stripe::SUBSCRIPTION),
         _ => None,
     }
 }
