@@ -10,6 +10,10 @@
 //! answers with a `Payment-Receipt` ([`read_receipt`]). [`network`] names the CAIP-2 network a challenge pays on;
 //! [`challenge_hash`] and [`attribution_memo`] are what MPP's EVM and Tempo methods bind a signature with.
 //!
+//! The pairings that need no rail live here too, each paid after an agreement payment (their payment is no public
+//! proof of H, and the signer is handed nothing): `mpp/charge/card`, `mpp/charge/stripe`, `mpp/subscription/stripe`
+//! and `mpp/charge/nearintents`, through [`crate::pairing()`].
+//!
 //! Everything here is pure and synchronous: no I/O, and no panic on any seller input.
 //!
 //! ```
