@@ -20,6 +20,12 @@ pub(super) fn trials(all: &mut Vec<Trial>) {
         all.push(Trial::test(format!("mpp-no-proof::{id}::transact through the agreement exchange"), move || {
             agreement_first(name)
         }));
+        let f = File::load(name);
+        if f.row("B2")["input"]["account"] == Fixed::load().v["account"] {
+            all.push(Trial::test(format!("mpp-no-proof::{id}::one signer for both payments"), move || {
+                one_signer(name)
+            }));
+        }
         all.push(Trial::test(format!("mpp-no-proof::{id}::no agreement URL"), move || agreement_not_offered(name)));
         all.push(Trial::test(format!("mpp-no-proof::{id}::bad input::opaque changed after confirm"), move || {
             opaque_changed(name)
@@ -109,6 +115,30 @@ fn agreement_first(name: &str) -> Outcome {
         eq("the same payment re-sent", paid[0].header("payment-signature"), paid[1].header("payment-signature"))?;
         let receipt = serde_json::to_value(&t.agreement).unwrap();
         eq("receipt", receipt, fixed.agreement(ba1["expect"]["receipt"].as_str().unwrap()))
+    })
+}
+
+/// One signer for both payments, where the file's account is on the agreement option's chain (card and Stripe,
+/// whose choice reads no account): its only call is the agreement payment's EIP-712 request.
+fn one_signer(name: &str) -> Outcome {
+    let (f, fixed) = (File::load(name), Fixed::load());
+    let doc = for_a(&f, &fixed);
+    let url = fixed.agreement("url").as_str().unwrap().to_owned();
+    let ba1 = crate::row_named(&vectors("buyer.json")["rows"], "BA1").clone();
+    let (replies, _) = crate::agreement_replies(&fixed, &ba1["input"]["agreement"]);
+    let link = link_of(&fixed.doc());
+    let fetch = ScriptedFetch::new().script_repeating(&link, vec![Reply::ok(fixed.bytes("A"))]).script(&url, replies);
+    let signer = fixed.signer();
+    paused().block_on(async {
+        let first = transact(&doc, f.pairing(), &signer, &fetch, &fixed.options()).await;
+        let Ok(TransactOutcome::ToApprove(approve)) = first else { return Err(format!("first: {first:?}").into()) };
+        let options = fixed.options().approved(approve.approve);
+        let done = transact(&doc, f.pairing(), &signer, &fetch, &options).await;
+        let Ok(TransactOutcome::Signed(t)) = done else { return Err(format!("second: {done:?}").into()) };
+        eq("nothing signed for the pairing", t.signed.is_none(), true)?;
+        eq("receipt", t.agreement.is_some(), true)?;
+        eq("signer kinds", signer.calls().iter().map(|r| r.kind()).collect::<Vec<_>>(), vec!["eip712"])?;
+        eq("agreement signature", signer.answers()[0].clone(), ba1["expect"]["agreementSignature"].clone())
     })
 }
 
