@@ -10,6 +10,10 @@
 //! answers with a `Payment-Receipt` ([`read_receipt`]). [`network`] names the CAIP-2 network a challenge pays on;
 //! [`challenge_hash`] and [`attribution_memo`] are what MPP's EVM and Tempo methods bind a signature with.
 //!
+//! The pairings that need no rail live here too, each paid after an agreement payment (their payment is no public
+//! proof of H, and the signer is handed nothing): `mpp/charge/card`, `mpp/charge/stripe`, `mpp/subscription/stripe`
+//! and `mpp/charge/nearintents`, through [`crate::pairing()`].
+//!
 //! Everything here is pure and synchronous: no I/O, and no panic on any seller input.
 //!
 //! ```
@@ -23,19 +27,22 @@
 //! # }
 //! ```
 
-// The pieces the pairings call (`challenge`, `methods`, `pieces`, `credential`'s reading): the pairings land after
-// the core (issue 11, part 2), so until then the crate itself calls only the public decoders.
-#![allow(dead_code, reason = "the MPP pairings that call these land after the core")]
+// The pieces the EVM pairings call (the EVM and `usdc` filters, `Piece::evm`, `OneAnswer`, the credential writer,
+// `did:pkh`, the attribution check) land with them (issue 11, part 2); card, Stripe and NEAR Intents call the rest.
+#![allow(dead_code, reason = "the MPP EVM pairings that call these land after the core")]
 
+pub(crate) mod card;
 pub(crate) mod challenge;
 pub(crate) mod credential;
 mod header;
 mod legal;
 mod memo;
 pub(crate) mod methods;
+pub(crate) mod nearintents;
 mod network;
 pub(crate) mod pieces;
 mod receipt;
+pub(crate) mod stripe;
 pub(crate) mod values;
 
 #[cfg(test)]

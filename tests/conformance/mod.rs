@@ -5,8 +5,10 @@ use libtest_mimic::Trial;
 
 pub mod batch_settlement;
 pub mod inputs;
+pub mod mpp_no_proof;
 pub mod quote;
 mod quote_malformed;
+mod quote_mpp;
 pub mod x402_evm;
 
 /// Every family's trials.
@@ -14,6 +16,7 @@ pub fn trials() -> Vec<Trial> {
     let mut all: Vec<Trial> = Vec::new();
     all.extend(batch_settlement::trials());
     all.extend(x402_evm::trials());
+    all.extend(mpp_no_proof::trials());
     all.extend(quote::trials());
     all.extend(inputs::trials());
     all

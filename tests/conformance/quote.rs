@@ -1,4 +1,4 @@
-//! Every built pairing's quote, driven from the x402 vector files' own documents: each document a built pairing reads,
+//! Every built pairing's quote, driven from the x402 vector files' own documents (the MPP files' in `quote_mpp`): each document a built pairing reads,
 //! advertising the file's ATR (its B6 rows' bytes), is chosen as the gate chooses with the row's account, time and
 //! inputs, and the quote of the choice must say the chosen option's own `amount`, `asset`, `payTo`, `network` and `scheme` (for
 //! batch settlement the deposit too), and what the build then hands the signer, or completes, must carry the same.
@@ -146,6 +146,7 @@ fn batch_variants(cases: &[Case]) -> Vec<Case> {
 pub fn trials() -> Vec<Trial> {
     let mut cases = cases();
     cases.extend(batch_variants(&cases));
+    cases.extend(super::quote_mpp::cases());
     let mut all = Vec::new();
     let quoted: Vec<&str> = cases.iter().map(|c| c.pairing.id()).collect();
     all.push(Trial::test("quote::every built pairing is quoted from a vector document", move || {
@@ -154,6 +155,16 @@ pub fn trials() -> Vec<Trial> {
     }));
     for case in cases {
         let again = case.clone();
+        if case.doc.is_array() {
+            // An MPP challenge list.
+            all.push(Trial::test(format!("quote::{}", case.label), move || {
+                super::quote_mpp::quote_says_the_challenge(&case)
+            }));
+            all.push(Trial::test(format!("quote::{}::malformed choices", again.label), move || {
+                super::quote_mpp::malformed_choices_are_refused_alike(&again)
+            }));
+            continue;
+        }
         all.push(Trial::test(format!("quote::{}", case.label), move || quote_says_the_option(&case)));
         all.push(Trial::test(format!("quote::{}::malformed choices", again.label), move || {
             super::quote_malformed::malformed_choices_are_refused_alike(&again)

@@ -367,10 +367,10 @@ async fn odd_values() {
     let r = call(&odd, "atr_check", json!({"pairing": EIP3009, "atr": "/w==", "presented": {"payload": {}}})).await;
     assert_eq!(declined(&r).0, "signed-not-bound");
     // A pairing of the 67 that this build does not implement.
-    let r = call(&client, "atr_check", json!({"pairing": "mpp/charge/card", "atr": "/w==", "presented": {}})).await;
+    let r = call(&client, "atr_check", json!({"pairing": "card/visa-tap", "atr": "/w==", "presented": {}})).await;
     let (code, v) = declined(&r);
     assert_eq!(code, "pairing-not-supported");
-    assert_eq!(v["decline"]["detail"], "The gate has no buyer piece for the pairing mpp/charge/card.");
+    assert_eq!(v["decline"]["detail"], "The gate has no buyer piece for the pairing card/visa-tap.");
 }
 
 async fn schema_failures() {
