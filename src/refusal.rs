@@ -96,14 +96,6 @@ reasons! {
     NetworkMalformed => "network-malformed",
     /// A field is not of the form the rail reads.
     FieldMalformed => "field-malformed",
-    /// An amount is not a decimal string below 2^256.
-    AmountMalformed => "amount-malformed",
-    /// A signed transaction is for another chain than the payment's.
-    ChainMismatch => "chain-mismatch",
-    /// A signed transaction has another nonce than the buyer named.
-    NonceMismatch => "nonce-mismatch",
-    /// A signed transaction calls another contract, with other calldata, or moves value.
-    CallMismatch => "call-mismatch",
     /// The pairing has nothing for the buyer to sign.
     NothingToSign => "nothing-to-sign",
     /// The pairing's payment has no signed place for H: nothing for the buyer to sign.
@@ -124,6 +116,9 @@ reasons! {
     ChallengeMalformed => "challenge-malformed",
     /// MPP: the challenge id does not carry an H in the form its intent and method take (`base64url(H).position`).
     IdNotOurs => "id-not-ours",
+    /// MPP: the challenge's `request` is not base64url of a JSON object within its bounds, or a member the method
+    /// reads is not of its form.
+    RequestMalformed => "request-malformed",
     /// MPP: the challenge's `request` is not base64url of its RFC 8785 form, where the pairing hashes it as received.
     RequestNotJcs => "request-not-jcs",
     /// MPP: the challenge's `opaque` is not base64url of a flat map of strings.
@@ -150,8 +145,25 @@ reasons! {
     NetworkMissing => "network-missing",
     /// A Hedera challenge's chain id is not one Hedera names (295, 296).
     ChainIdUnnamed => "chain-id-unnamed",
+    /// MPP: a session or subscription challenge's `chainId` is absent or not a positive safe integer.
+    ChainIdRequired => "chain-id-required",
+    /// MPP: a session challenge's escrow contract is not an address.
+    EscrowMalformed => "escrow-malformed",
     /// MPP: a Tempo session's `sessionProtocol` is not `v1` or `v2`.
     SessionProtocol => "session-protocol",
+    /// MPP: a session credential's action is not one the pairing takes.
+    SessionAction => "session-action",
+    /// MPP: a session challenge already names a channel (it resumes one, it does not open one).
+    ChannelNamed => "channel-named",
+    /// MPP: the session's channel does not commit to H.
+    ChannelNotBound => "channel-not-bound",
+    /// MPP: the credential is not of MPP's shape or bounds (64 KiB, 16 levels), or a signer's answer is not of its
+    /// form.
+    CredentialMalformed => "credential-malformed",
+    /// MPP: the credential's payload type is not the pairing's.
+    CredentialType => "credential-type",
+    /// MPP: the challenge's `credentialTypes` is empty, or names a type the method does not define.
+    CredentialTypes => "credential-types",
     /// MPP: the challenge's `splits` are not of their form.
     SplitsMalformed => "splits-malformed",
     /// MPP: a Tempo charge leaves no mode the pairing pays in.
@@ -168,14 +180,20 @@ reasons! {
     AttributionMismatch => "attribution-mismatch",
     /// MPP: the signed EIP-3009 nonce is not the challenge hash.
     NonceNotChallengeHash => "nonce-not-challenge-hash",
+    /// MPP: a session voucher signs another channel.
+    NonceNotChannel => "nonce-not-channel",
     /// MPP: the signed nonce is not the `usdc` derivation of the challenge.
     NonceNotUsdcDerivation => "nonce-not-usdc-derivation",
+    /// MPP: the session channel's salt is not H.
+    SaltNotThisHash => "salt-not-this-hash",
     /// MPP: the Gateway burn intent's salt is not the `usdc` derivation of the challenge.
     SaltNotUsdcDerivation => "salt-not-usdc-derivation",
     /// MPP: the Permit2 witness is not the challenge hash.
     WitnessNotChallengeHash => "witness-not-challenge-hash",
     /// MPP: the Circle Gateway burn intent cannot be read.
     GatewayUnread => "gateway-unread",
+    /// MPP: the credential names no `source` where the pairing needs one.
+    SourceRequired => "source-required",
     /// MPP: the Stacks transfer's memo is not H.
     StacksMemoNotH => "stacks-memo-not-h",
     /// MPP: the Stacks transaction cannot be read.
@@ -212,6 +230,14 @@ reasons! {
     InFlight => "in-flight",
     /// Journal (ours): a payment for the same purchase may have moved and nothing can be re-sent: ask first.
     StateUnknown => "state-unknown",
+    /// An amount is not a decimal string below 2^256.
+    AmountMalformed => "amount-malformed",
+    /// A signed transaction is for another chain than the payment's.
+    ChainMismatch => "chain-mismatch",
+    /// A signed transaction has another nonce than the buyer named.
+    NonceMismatch => "nonce-mismatch",
+    /// A signed transaction calls another contract, with other calldata, or moves value.
+    CallMismatch => "call-mismatch",
 }
 
 impl fmt::Display for Reason {
@@ -333,10 +359,6 @@ mod tests {
         (Reason::ChannelIdMismatch, "x402/channel-id-mismatch"),
         (Reason::NetworkMalformed, "x402/network-malformed"),
         (Reason::FieldMalformed, "x402/field-malformed"),
-        (Reason::AmountMalformed, "x402/amount-malformed"),
-        (Reason::ChainMismatch, "x402/chain-mismatch"),
-        (Reason::NonceMismatch, "x402/nonce-mismatch"),
-        (Reason::CallMismatch, "x402/call-mismatch"),
         (Reason::NothingToSign, "x402/nothing-to-sign"),
         (Reason::NoSignedPlace, "x402/no-signed-place"),
         (Reason::NotBoundWithin, "x402/not-bound-within"),
@@ -346,6 +368,7 @@ mod tests {
         (Reason::HeaderMalformed, "mpp/header-malformed"),
         (Reason::ChallengeMalformed, "mpp/challenge-malformed"),
         (Reason::IdNotOurs, "mpp/id-not-ours"),
+        (Reason::RequestMalformed, "mpp/request-malformed"),
         (Reason::RequestNotJcs, "mpp/request-not-jcs"),
         (Reason::OpaqueMalformed, "mpp/opaque-malformed"),
         (Reason::OpaqueNotThisHash, "mpp/opaque-not-this-hash"),
@@ -359,7 +382,15 @@ mod tests {
         (Reason::NetworkUndeclared, "svm/network-undeclared"),
         (Reason::NetworkMissing, "xrpl/network-missing"),
         (Reason::ChainIdUnnamed, "hedera/chain-id-unnamed"),
+        (Reason::ChainIdRequired, "mpp/chain-id-required"),
+        (Reason::EscrowMalformed, "mpp/escrow-malformed"),
         (Reason::SessionProtocol, "mpp/session-protocol"),
+        (Reason::SessionAction, "mpp/session-action"),
+        (Reason::ChannelNamed, "mpp/channel-named"),
+        (Reason::ChannelNotBound, "mpp/channel-not-bound"),
+        (Reason::CredentialMalformed, "mpp/credential-malformed"),
+        (Reason::CredentialType, "mpp/credential-type"),
+        (Reason::CredentialTypes, "mpp/credential-types"),
         (Reason::SplitsMalformed, "mpp/splits-malformed"),
         (Reason::ModesPullOnly, "mpp/modes-pull-only"),
         (Reason::MetadataMalformed, "mpp/metadata-malformed"),
@@ -368,10 +399,13 @@ mod tests {
         (Reason::AttributionMalformed, "mpp/attribution-malformed"),
         (Reason::AttributionMismatch, "mpp/attribution-mismatch"),
         (Reason::NonceNotChallengeHash, "mpp/nonce-not-challenge-hash"),
+        (Reason::NonceNotChannel, "mpp/nonce-not-channel"),
         (Reason::NonceNotUsdcDerivation, "mpp/nonce-not-usdc-derivation"),
+        (Reason::SaltNotThisHash, "mpp/salt-not-this-hash"),
         (Reason::SaltNotUsdcDerivation, "mpp/salt-not-usdc-derivation"),
         (Reason::WitnessNotChallengeHash, "mpp/witness-not-challenge-hash"),
         (Reason::GatewayUnread, "mpp/gateway-unread"),
+        (Reason::SourceRequired, "mpp/source-required"),
         (Reason::StacksMemoNotH, "mpp/stacks-memo-not-h"),
         (Reason::StacksTxMalformed, "mpp/stacks-tx-malformed"),
         (Reason::WithinActionNotBuilt, "mpp/within-action-not-built"),
@@ -390,6 +424,10 @@ mod tests {
         (Reason::Unavailable, "x402/unavailable"),
         (Reason::InFlight, "x402/in-flight"),
         (Reason::StateUnknown, "x402/state-unknown"),
+        (Reason::AmountMalformed, "x402/amount-malformed"),
+        (Reason::ChainMismatch, "x402/chain-mismatch"),
+        (Reason::NonceMismatch, "x402/nonce-mismatch"),
+        (Reason::CallMismatch, "x402/call-mismatch"),
     ];
 
     #[test]
