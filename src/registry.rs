@@ -162,6 +162,18 @@ fn implementation(id: &str) -> Option<&'static dyn Pairing> {
         crate::x402::evm::exact_permit2::ID => Some(&crate::x402::evm::exact_permit2::PAIRING),
         #[cfg(all(feature = "x402", feature = "evm"))]
         crate::x402::evm::upto_permit2::ID => Some(&crate::x402::evm::upto_permit2::PAIRING),
+        #[cfg(all(feature = "mpp", feature = "evm"))]
+        crate::mpp::evm::authorization::ID => Some(&crate::mpp::evm::authorization::PAIRING),
+        #[cfg(all(feature = "mpp", feature = "evm"))]
+        crate::mpp::evm::permit2::ID => Some(&crate::mpp::evm::permit2::PAIRING),
+        #[cfg(all(feature = "mpp", feature = "evm"))]
+        crate::mpp::evm::call::TRANSACTION => Some(&crate::mpp::evm::call::TRANSACTION_PAIRING),
+        #[cfg(all(feature = "mpp", feature = "evm"))]
+        crate::mpp::evm::call::HASH => Some(&crate::mpp::evm::call::HASH_PAIRING),
+        #[cfg(all(feature = "mpp", feature = "evm"))]
+        crate::mpp::evm::usdc::EVM => Some(&crate::mpp::evm::usdc::EVM_PAIRING),
+        #[cfg(all(feature = "mpp", feature = "evm"))]
+        crate::mpp::evm::usdc::GATEWAY => Some(&crate::mpp::evm::usdc::GATEWAY_PAIRING),
         _ => None,
     }
 }
