@@ -265,11 +265,19 @@ mod tests {
                 seen.push(*spec);
             }
         }
-        // Today one pairing takes inputs: the batch-settlement opening.
+        // The pairings that take inputs: the batch-settlement opening, and MPP's EVM charges that need what the
+        // challenge does not name (the token's domain, the Permit2 spender, the account nonce).
         let takers: Vec<&str> = built().filter(|p| !p.inputs().is_empty()).map(|p| p.id()).collect();
+        let mut want: Vec<&str> = Vec::new();
         #[cfg(all(feature = "x402", feature = "evm"))]
-        assert_eq!(takers, ["x402/batch-settlement/eip155"]);
-        #[cfg(not(all(feature = "x402", feature = "evm")))]
-        assert!(takers.is_empty());
+        want.push("x402/batch-settlement/eip155");
+        #[cfg(all(feature = "mpp", feature = "evm"))]
+        want.extend([
+            "mpp/charge/evm/authorization",
+            "mpp/charge/evm/permit2",
+            "mpp/charge/evm/transaction",
+            "mpp/charge/usdc/evm",
+        ]);
+        assert_eq!(takers, want);
     }
 }

@@ -160,7 +160,9 @@ pub fn buyer_row(file: &'static str, name: &str) -> Outcome {
             for (case, want) in input["check"].as_array().unwrap().iter().zip(r["expect"].as_array().unwrap()) {
                 let got = check(&hex(case["bytesHex"].as_str().unwrap()), &input["presented"], p);
                 match want.get("h") {
-                    Some(h) if !superseded => eq("h", got.map(|c| c.h.to_hex()).map_err(|d| d.detail), Ok(h.as_str().unwrap().into()))?,
+                    Some(h) if !superseded => {
+                        eq("h", got.map(|c| c.h.to_hex()).map_err(|d| d.detail), Ok(h.as_str().unwrap().into()))?
+                    }
                     _ => drop(decline_of(got, DeclineCode::SignedNotBound)?),
                 }
             }
@@ -219,5 +221,3 @@ fn main() {
     gateway::trials(&mut all);
     libtest_mimic::run(&args, all).exit();
 }
-
-

@@ -8,7 +8,10 @@ use terms::rail::evm::transaction::{Fees, encode_signed, signing_hash, transacti
 use terms::{Answer, DeclineCode, LocalSigner, SigningRequest};
 
 use crate::support::vectors;
-use crate::{Outcome, b2_choice, bound_of, challenge, choose, code_of, decline_of, eq, fail, finished, h, request_of, row, trials_of, with_request};
+use crate::{
+    Outcome, b2_choice, bound_of, challenge, choose, code_of, decline_of, eq, fail, finished, h, request_of, row,
+    trials_of, with_request,
+};
 
 const TRANSACTION: &str = "mpp/charge/evm/transaction";
 const HASH: &str = "mpp/charge/evm/hash";
@@ -69,7 +72,11 @@ fn transaction_file(key_name: &str) -> Outcome {
     let raw = signed_tx(&f, chain, &call, mv11["transaction"]["nonce"].as_u64().unwrap());
     let bytes = hex::decode(&raw[2..]).unwrap();
     eq("raw length", bytes.len() as u64, mv11["expectRawLength"].as_u64().unwrap())?;
-    eq("raw sha256", format!("0x{}", hex::encode(Sha256::digest(&bytes))), mv11["expectRawSha256"].as_str().unwrap().to_owned())?;
+    eq(
+        "raw sha256",
+        format!("0x{}", hex::encode(Sha256::digest(&bytes))),
+        mv11["expectRawSha256"].as_str().unwrap().to_owned(),
+    )?;
     eq("tx hash", alloy_primitives::keccak256(&bytes).to_string(), mv11["expectTxHash"].as_str().unwrap().to_owned())?;
     eq("H occurrences", raw.matches(&h().to_hex()[2..]).count() as u64, mv11["expectHOccurrences"].as_u64().unwrap())?;
     let c = finished(TRANSACTION, &chosen, &[Answer::from(json!(raw))]).map_err(|d| fail(d.detail))?;
@@ -87,10 +94,18 @@ fn transaction_file(key_name: &str) -> Outcome {
 fn other_answers() -> Outcome {
     let f = vectors(T);
     let b2 = &row(&f, "B2")["input"];
-    let chosen = choose(TRANSACTION, &b2["doc"], b2["account"].as_str().unwrap(), &json!({"accountNonce": 7}), crate::now_of(&f)).unwrap();
+    let chosen = choose(
+        TRANSACTION,
+        &b2["doc"],
+        b2["account"].as_str().unwrap(),
+        &json!({"accountNonce": 7}),
+        crate::now_of(&f),
+    )
+    .unwrap();
     let (chain, call, _) = call_of(&request_of(TRANSACTION, &chosen));
     let mut other_recipient = call.clone();
-    other_recipient.data = call.data.replace("209693bc6afc0c5328ba36faf03c514ef312287c", "8ba1f109551bd432803012645ac136ddd64dba72");
+    other_recipient.data =
+        call.data.replace("209693bc6afc0c5328ba36faf03c514ef312287c", "8ba1f109551bd432803012645ac136ddd64dba72");
     assert_ne!(other_recipient.data, call.data);
     let cases = [
         (signed_tx(&f, chain, &call, 7), None),

@@ -7,8 +7,8 @@ use terms::{Answer, DeclineCode, LocalSigner, Options, SigningRequest, TransactO
 
 use crate::support::{CountingSigner, Reply, ScriptedFetch, paused, vectors};
 use crate::{
-    ABC, Outcome, b2_choice, bound_of, challenge, choose, code_of, decline_of, eq, fail, finished, h, peer,
-    request_of, row, trials_of, with_request,
+    ABC, Outcome, b2_choice, bound_of, challenge, choose, code_of, decline_of, eq, fail, finished, h, peer, request_of,
+    row, trials_of, with_request,
 };
 
 const AUTHORIZATION: &str = "mpp/charge/evm/authorization";
@@ -20,28 +20,40 @@ const U: &str = "mpp-charge-usdc-evm.json";
 
 pub fn trials(all: &mut Vec<Trial>) {
     let superseded = "superseded: the file's concatenated challenge hash; the peer's value is checked instead";
-    trials_of(all, A, authorization, &["MV5"], &[
-        ("MV5.expectNonce", superseded),
-        ("MV5.expectDigest", superseded),
-        ("MV5.expectSignature", superseded),
-        ("MV5.expectDomainSeparator", "a rail fact: tests/mpp_evm_rail"),
-        ("MV5.expectTransferDigest", "seller side: the transfer a verifier reads"),
-        ("MV5.expectAuthorizationUsedTopic", "seller side: the log a verifier reads"),
-    ]);
-    trials_of(all, P, permit2, &["MV6", "MV6b", "plant"], &[
-        ("MV6.expectDigest", superseded),
-        ("MV6.expectSignature", superseded),
-        ("MV6.expectDomainSeparator", "a rail fact: tests/mpp_evm_rail"),
-        ("MV6.literalWitnessString", "a rail fact: tests/mpp_evm_rail"),
-        ("MV6.expectLiteralTypeHash", "a rail fact: tests/mpp_evm_rail"),
-        ("MV6.expectLiteralDigest", "a rail fact: tests/mpp_evm_rail"),
-        ("MV6b.expectDigest", superseded),
-        ("MV6b.expectSignature", superseded),
-        ("MV6b.expectTypeHash", "a rail fact: tests/mpp_evm_rail"),
-        ("MV6b.expectPrimaryIdentity", "seller side: the transfer a verifier reads"),
-        ("MV6b.splitOnlyReceipt", "seller side: a receipt a verifier reads"),
-        ("plant.challengeHashOfPosition1", superseded),
-    ]);
+    trials_of(
+        all,
+        A,
+        authorization,
+        &["MV5"],
+        &[
+            ("MV5.expectNonce", superseded),
+            ("MV5.expectDigest", superseded),
+            ("MV5.expectSignature", superseded),
+            ("MV5.expectDomainSeparator", "a rail fact: tests/mpp_evm_rail"),
+            ("MV5.expectTransferDigest", "seller side: the transfer a verifier reads"),
+            ("MV5.expectAuthorizationUsedTopic", "seller side: the log a verifier reads"),
+        ],
+    );
+    trials_of(
+        all,
+        P,
+        permit2,
+        &["MV6", "MV6b", "plant"],
+        &[
+            ("MV6.expectDigest", superseded),
+            ("MV6.expectSignature", superseded),
+            ("MV6.expectDomainSeparator", "a rail fact: tests/mpp_evm_rail"),
+            ("MV6.literalWitnessString", "a rail fact: tests/mpp_evm_rail"),
+            ("MV6.expectLiteralTypeHash", "a rail fact: tests/mpp_evm_rail"),
+            ("MV6.expectLiteralDigest", "a rail fact: tests/mpp_evm_rail"),
+            ("MV6b.expectDigest", superseded),
+            ("MV6b.expectSignature", superseded),
+            ("MV6b.expectTypeHash", "a rail fact: tests/mpp_evm_rail"),
+            ("MV6b.expectPrimaryIdentity", "seller side: the transfer a verifier reads"),
+            ("MV6b.splitOnlyReceipt", "seller side: a receipt a verifier reads"),
+            ("plant.challengeHashOfPosition1", superseded),
+        ],
+    );
     trials_of(all, U, usdc_evm, &["M3", "plant"], &[("A1", "a rail fact (another id, not ours): tests/mpp_evm_rail")]);
     all.push(Trial::test("ours::authorization: a did:pkh source for another chain", source_on_another_chain));
     all.push(Trial::test("ours::authorization: a challenge whose id carries another H", id_of_another_h));
@@ -132,14 +144,27 @@ fn permit2(key_name: &str) -> Outcome {
             eq("digest", digest, peer["MV6"]["digest"].as_str().unwrap().to_owned())?;
             eq("signature", signature, peer["MV6"]["signature"].as_str().unwrap().to_owned())?;
             let c = credential(&f, PERMIT2, &chosen).map_err(|d| fail(d.detail))?;
-            eq("permitted", c["payload"]["permit"]["permitted"].clone(), json!([peer["MV6"]["typedData"]["message"]["permitted"]]))?;
+            eq(
+                "permitted",
+                c["payload"]["permit"]["permitted"].clone(),
+                json!([peer["MV6"]["typedData"]["message"]["permitted"]]),
+            )?;
             eq("bound", bound_of(PERMIT2, &c), Ok(h().to_hex()))
         }
         "MV6b" => {
             let mv6b = &f["MV6b"];
             let offered: Vec<&str> = [AUTHORIZATION, PERMIT2, "mpp/charge/evm/transaction", "mpp/charge/evm/hash"]
                 .into_iter()
-                .filter(|id| choose(id, &json!([batch]), account, &json!({"spender": inputs["spender"], "tokenDomain": {"name": "USDC", "version": "2"}}), now).is_ok())
+                .filter(|id| {
+                    choose(
+                        id,
+                        &json!([batch]),
+                        account,
+                        &json!({"spender": inputs["spender"], "tokenDomain": {"name": "USDC", "version": "2"}}),
+                        now,
+                    )
+                    .is_ok()
+                })
                 .collect();
             eq("pairings", json!(offered), mv6b["expectPairings"].clone())?;
             let chosen = batch_choice();
@@ -186,7 +211,8 @@ fn usdc_evm(key_name: &str) -> Outcome {
             eq("bound", bound_of(USDC_EVM, &c), Ok(h().to_hex()))?;
             let other = with_member(&c, "/challenge/realm", f["fixed"]["otherRealm"].clone());
             eq("other realm", bound_of(USDC_EVM, &other), Err(code_of(&m3["expectBoundOtherRealm"])))?;
-            let not_jcs = with_member(&c, "/challenge", with_request(&placed, m3["notJcsRequestJson"].as_str().unwrap()));
+            let not_jcs =
+                with_member(&c, "/challenge", with_request(&placed, m3["notJcsRequestJson"].as_str().unwrap()));
             eq("not JCS", bound_of(USDC_EVM, &not_jcs), Err(code_of(&m3["expectNotJcs"])))?;
             let doc = json!([with_request(&placed, m3["notJcsRequestJson"].as_str().unwrap())]);
             let b2 = &row(&f, "B2")["input"];

@@ -11,12 +11,18 @@ const GATEWAY: &str = "mpp/charge/usdc/gateway";
 const G: &str = "mpp-charge-usdc-gateway.json";
 
 pub fn trials(all: &mut Vec<Trial>) {
-    trials_of(all, G, m5, &["M5"], &[
-        ("M5.expectDomainSeparator", "a rail fact: tests/mpp_evm_rail"),
-        ("M5.expectDigest", "a rail fact: tests/mpp_evm_rail"),
-        ("M5.bareSignerSalt", "a rail fact: tests/mpp_evm_rail"),
-        ("M5.otherRealmSalt", "a rail fact: tests/mpp_evm_rail (the bound's refusal of it is run)"),
-    ]);
+    trials_of(
+        all,
+        G,
+        m5,
+        &["M5"],
+        &[
+            ("M5.expectDomainSeparator", "a rail fact: tests/mpp_evm_rail"),
+            ("M5.expectDigest", "a rail fact: tests/mpp_evm_rail"),
+            ("M5.bareSignerSalt", "a rail fact: tests/mpp_evm_rail"),
+            ("M5.otherRealmSalt", "a rail fact: tests/mpp_evm_rail (the bound's refusal of it is run)"),
+        ],
+    );
     all.push(Trial::test("ours::gateway: an answer that is not the client's object is refused", malformed_answers));
 }
 
@@ -62,10 +68,16 @@ fn m5(key_name: &str) -> Outcome {
     let got = crate::choose(GATEWAY, &b2["doc"], &other_source, &json!({}), crate::now_of(&f));
     eq("another source", got.map(drop), Err("mpp/no-payable-option".into()))?;
     let q = crate::pairing(GATEWAY).quote(&chosen).map_err(|r| fail(r.code()))?;
-    eq("quote", (q.amount.to_string(), q.asset, q.payee, q.network), (
-        "25000000".to_owned(), "usdc".to_owned(), m5["saltInput"]["recipient"].as_str().unwrap().to_owned(),
-        "eip155:84532".to_owned(),
-    ))
+    eq(
+        "quote",
+        (q.amount.to_string(), q.asset, q.payee, q.network),
+        (
+            "25000000".to_owned(),
+            "usdc".to_owned(),
+            m5["saltInput"]["recipient"].as_str().unwrap().to_owned(),
+            "eip155:84532".to_owned(),
+        ),
+    )
 }
 
 fn malformed_answers() -> Outcome {

@@ -62,7 +62,8 @@ fn build<'a>(piece: &Piece, chosen: &'a Chosen, h: &AtrHash) -> Result<Box<dyn U
             payload.insert("type".into(), "hash".into());
             payload.insert("hash".into(), answer.into());
         } else {
-            let signed = SignedTransaction::decode_hex(answer).map_err(|_| Refusal::mpp(Reason::CredentialMalformed))?;
+            let signed =
+                SignedTransaction::decode_hex(answer).map_err(|_| Refusal::mpp(Reason::CredentialMalformed))?;
             signed.check(chain, &call, nonce).map_err(|m| Refusal::evm(m.reason()))?;
             payload.insert("type".into(), "transaction".into());
             payload.insert("signature".into(), answer.into());

@@ -62,7 +62,8 @@ fn build<'a>(piece: &Piece, chosen: &'a Chosen, h: &AtrHash) -> Result<Box<dyn U
     let currency = text(r, "currency");
     let mut transfers = vec![(text(r, "recipient"), primary)];
     transfers.extend(splits.iter().flatten().copied());
-    let permitted: Vec<Permitted<'_>> = transfers.iter().map(|(_, a)| Permitted { token: currency, amount: *a }).collect();
+    let permitted: Vec<Permitted<'_>> =
+        transfers.iter().map(|(_, a)| Permitted { token: currency, amount: *a }).collect();
     let ch = challenge_hash(held.checked.text("id"), held.checked.text("realm"));
     let witness = payment_witness(&ch, text(r, "externalId"));
     let deadline = deadline_of(&held)?;
