@@ -26,7 +26,7 @@ fn b64(bytes: &[u8]) -> String {
 }
 
 /// One challenge at `position`: 0.01 USDC on `chain`, its id carrying H, its opaque the legal context.
-fn challenge(h: &terms::AtrHash, position: usize, chain: u64) -> String {
+fn challenge(h: &terms::AtrHash, position: usize, chain: u64) -> Option<String> {
     let request = json!({
         "amount": "10000", "currency": "0x036CbD53842c5426634e7929541eC2318f3dCF7e",
         "methodDetails": {"chainId": chain, "credentialTypes": ["authorization"]},
@@ -34,12 +34,12 @@ fn challenge(h: &terms::AtrHash, position: usize, chain: u64) -> String {
     });
     let hex = h.to_hex();
     let opaque = json!({"legalContext": format!("lcp:sha256:{hex}"), "legalContextUrl": format!("https://seller.test/atr/{hex}")});
-    let id = terms::mpp::challenge_id(h, position).expect("a position below 32");
-    format!(
+    let id = terms::mpp::challenge_id(h, position).ok()?;
+    Some(format!(
         r#"Payment id="{id}", realm="{REALM}", method="evm", intent="charge", request="{}", expires="{EXPIRES}", opaque="{}""#,
-        b64(terms::json::canonical(&request).expect("JCS").as_bytes()),
-        b64(terms::json::canonical(&opaque).expect("JCS").as_bytes()),
-    )
+        b64(terms::json::canonical(&request)?.as_bytes()),
+        b64(terms::json::canonical(&opaque)?.as_bytes()),
+    ))
 }
 
 /// The seller: the ATR at `/atr/…`; `/report` without a credential is 402 with two challenges, and with one the
@@ -50,7 +50,7 @@ async fn seller(listener: TcpListener) {
         let Ok((mut socket, _)) = listener.accept().await else { return };
         let mut head = vec![0u8; 65_536];
         let n = socket.read(&mut head).await.unwrap_or(0);
-        let text = String::from_utf8_lossy(&head[..n]).into_owned();
+        let text = String::from_utf8_lossy(head.get(..n).unwrap_or_default()).into_owned();
         let path = text.split_whitespace().nth(1).unwrap_or_default().to_owned();
         let authorization = text
             .lines()
@@ -63,19 +63,19 @@ async fn seller(listener: TcpListener) {
                 None => (
                     "402 Payment Required",
                     vec![
-                        format!("WWW-Authenticate: {}", challenge(&h, 0, 1)),
-                        format!("WWW-Authenticate: {}", challenge(&h, 1, 84532)),
+                        format!("WWW-Authenticate: {}", challenge(&h, 0, 1).unwrap_or_default()),
+                        format!("WWW-Authenticate: {}", challenge(&h, 1, 84532).unwrap_or_default()),
                     ],
                     b"payment required".to_vec(),
                 ),
                 Some(value) => {
-                    let credential = terms::mpp::decode_credential(&value).expect("a Payment credential");
-                    let checked = terms::check(ATR, &credential, terms::pairing(PAIRING).expect("built"));
+                    let credential = terms::mpp::decode_credential(&value).unwrap_or_default();
+                    let checked = terms::pairing(PAIRING).ok().map(|p| terms::check(ATR, &credential, p));
                     match checked {
-                        Ok(c) if c.h == h => {
+                        Some(Ok(c)) if c.h == h => {
                             let receipt = json!({
                                 "status": "success", "method": "evm", "timestamp": "2026-09-21T14:13:30Z",
-                                "reference": credential["payload"]["nonce"],
+                                "reference": credential.pointer("/payload/nonce"),
                             });
                             let token = b64(receipt.to_string().as_bytes());
                             ("200 OK", vec![format!("Payment-Receipt: {token}")], b"the report".to_vec())
@@ -124,12 +124,12 @@ async fn main() -> Result<(), Box<dyn std::error::Error>> {
     };
     let payment = paid.signed.ok_or("nothing was signed")?;
     let credential = payment.to_value();
-    let id = credential["challenge"]["id"].as_str().unwrap_or_default();
-    let realm = credential["challenge"]["realm"].as_str().unwrap_or_default();
+    let text = |pointer: &str| credential.pointer(pointer).and_then(Value::as_str).unwrap_or_default();
+    let (id, realm) = (text("/challenge/id"), text("/challenge/realm"));
     println!("H:              {}", paid.h.to_hex());
     println!("challenge id:   {id}");
     println!("challenge hash: 0x{}", hex::encode(terms::mpp::challenge_hash(id, realm)));
-    println!("signed nonce:   {}", credential["payload"]["nonce"].as_str().unwrap_or_default());
+    println!("signed nonce:   {}", text("/payload/nonce"));
 
     // 3. Retry with the credential; the seller reads H back and answers with its receipt.
     let authorization = payment.authorization().ok_or("no Authorization value")?;

@@ -219,5 +219,31 @@ fn main() {
     eip712::trials(&mut all);
     calls::trials(&mut all);
     gateway::trials(&mut all);
+    for file in [
+        "mpp-charge-evm-authorization.json",
+        "mpp-charge-evm-permit2.json",
+        "mpp-charge-evm-transaction.json",
+        "mpp-charge-evm-hash.json",
+        "mpp-charge-usdc-evm.json",
+    ] {
+        all.push(Trial::test(format!("{file}::quote of B2's challenge"), move || quote_of(file)));
+    }
     libtest_mimic::run(&args, all).exit();
+}
+
+/// The quote of a file's B2 choice: the request's amount of its currency to its recipient, on the challenge's chain,
+/// under its intent, valid before its `expires`.
+fn quote_of(file: &'static str) -> Outcome {
+    let f = vectors(file);
+    let chosen = b2_choice(&f);
+    let q = pairing(&chosen.pairing).quote(&chosen).map_err(|r| fail(r.code()))?;
+    let raw =
+        base64::engine::general_purpose::URL_SAFE_NO_PAD.decode(challenge(&f)["request"].as_str().unwrap()).unwrap();
+    let r: Value = serde_json::from_slice(&raw).unwrap();
+    eq("amount", q.amount.to_string(), r["amount"].as_str().unwrap().to_owned())?;
+    eq("asset", q.asset.as_str(), r["currency"].as_str().unwrap())?;
+    eq("payee", q.payee.as_str(), r["recipient"].as_str().unwrap())?;
+    eq("network", q.network.as_str(), "eip155:84532")?;
+    eq("scheme", q.scheme.as_str(), "charge")?;
+    eq("valid before", q.valid_before, Some(1_790_000_060))
 }

@@ -84,7 +84,7 @@ fn transaction_file(key_name: &str) -> Outcome {
     eq("bound", bound_of(TRANSACTION, &c), Err(code_of(&mv11["expectBound"])))?;
     eq("claims", crate::pairing(TRANSACTION).public_proof(), mv11["expectClaims"].as_bool().unwrap())?;
     let splits = with_request(&challenge(&f), f["fixed"]["R_ESplitsCallTypes"].as_str().unwrap());
-    let mut echoed = c.clone();
+    let mut echoed = c;
     echoed["challenge"] = splits;
     eq("splits call types", bound_of(TRANSACTION, &echoed), Err(code_of(&mv11["expectSplitsCallTypes"])))
 }

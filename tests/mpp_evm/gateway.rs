@@ -59,7 +59,7 @@ fn m5(key_name: &str) -> Outcome {
     let mut other = c.clone();
     other["challenge"]["realm"] = f["fixed"]["otherRealm"].clone();
     eq("other realm", bound_of(GATEWAY, &other), Err(code_of(&m5["expectSaltRefusal"])))?;
-    let mut set = c.clone();
+    let mut set = c;
     set["payload"]["authorization"]["transfer"]["burnIntentSet"] = json!([]);
     eq("set", bound_of(GATEWAY, &set), Err(code_of(&m5["expectSetRefusal"])))?;
     // The account is chosen by the Gateway sources the challenge accepts, not by the destination.
