@@ -4,7 +4,7 @@
 //! hash, the challenge id carrying H), signed by a local key, and retries with `Authorization: Payment`. The seller
 //! reads H back from the credential, and answers 200 with a `Payment-Receipt`.
 //!
-//! Run: `cargo run --example mpp_charge --features mpp`.
+//! Run: `cargo run --example mpp_charge`.
 
 use base64::Engine as _;
 use serde_json::{Value, json};
