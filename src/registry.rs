@@ -170,6 +170,18 @@ fn implementation(id: &str) -> Option<&'static dyn Pairing> {
         crate::mpp::stripe::CHARGE_ID => Some(&crate::mpp::stripe::CHARGE),
         #[cfg(feature = "mpp")]
         crate::mpp::stripe::SUBSCRIPTION_ID => Some(&crate::mpp::stripe::SUBSCRIPTION),
+        #[cfg(all(feature = "mpp", feature = "evm"))]
+        crate::mpp::evm::authorization::ID => Some(&crate::mpp::evm::authorization::PAIRING),
+        #[cfg(all(feature = "mpp", feature = "evm"))]
+        crate::mpp::evm::permit2::ID => Some(&crate::mpp::evm::permit2::PAIRING),
+        #[cfg(all(feature = "mpp", feature = "evm"))]
+        crate::mpp::evm::call::TRANSACTION => Some(&crate::mpp::evm::call::TRANSACTION_PAIRING),
+        #[cfg(all(feature = "mpp", feature = "evm"))]
+        crate::mpp::evm::call::HASH => Some(&crate::mpp::evm::call::HASH_PAIRING),
+        #[cfg(all(feature = "mpp", feature = "evm"))]
+        crate::mpp::evm::usdc::EVM => Some(&crate::mpp::evm::usdc::EVM_PAIRING),
+        #[cfg(all(feature = "mpp", feature = "evm"))]
+        crate::mpp::evm::usdc::GATEWAY => Some(&crate::mpp::evm::usdc::GATEWAY_PAIRING),
         _ => None,
     }
 }
@@ -295,11 +307,19 @@ mod tests {
                 seen.push(*spec);
             }
         }
-        // Today one pairing takes inputs: the batch-settlement opening.
+        // The pairings that take inputs: the batch-settlement opening, and MPP's EVM charges that need what the
+        // challenge does not name (the token's domain, the Permit2 spender, the account nonce).
         let takers: Vec<&str> = built().filter(|p| !p.inputs().is_empty()).map(|p| p.id()).collect();
+        let mut want: Vec<&str> = Vec::new();
         #[cfg(all(feature = "x402", feature = "evm"))]
-        assert_eq!(takers, ["x402/batch-settlement/eip155"]);
-        #[cfg(not(all(feature = "x402", feature = "evm")))]
-        assert!(takers.is_empty());
+        want.push("x402/batch-settlement/eip155");
+        #[cfg(all(feature = "mpp", feature = "evm"))]
+        want.extend([
+            "mpp/charge/evm/authorization",
+            "mpp/charge/evm/permit2",
+            "mpp/charge/evm/transaction",
+            "mpp/charge/usdc/evm",
+        ]);
+        assert_eq!(takers, want);
     }
 }

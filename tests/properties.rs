@@ -99,8 +99,8 @@ fn fixtures() -> &'static [Fixture] {
     static ALL: OnceLock<Vec<Fixture>> = OnceLock::new();
     ALL.get_or_init(|| {
         let agreement_url = vectors("buyer.json")["fixed"]["agreement"]["url"].clone();
-        // The x402 pairings': the MPP pairings built so far sign nothing (card, Stripe, NEAR Intents), and their
-        // documents are challenge lists; their gate cases are in tests/conformance/mpp_no_proof.
+        // The x402 pairings': MPP's documents are challenge lists; their gate cases are in tests/conformance/mpp_no_proof
+        // and tests/mpp_evm.
         terms::built_ids()
             .into_iter()
             .filter(|id| id.starts_with("x402/"))

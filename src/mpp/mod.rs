@@ -34,6 +34,8 @@
 pub(crate) mod card;
 pub(crate) mod challenge;
 pub(crate) mod credential;
+#[cfg(feature = "evm")]
+pub(crate) mod evm;
 mod header;
 mod legal;
 mod memo;

@@ -150,7 +150,9 @@ pub fn trials() -> Vec<Trial> {
     let mut all = Vec::new();
     let quoted: Vec<&str> = cases.iter().map(|c| c.pairing.id()).collect();
     all.push(Trial::test("quote::every built pairing is quoted from a vector document", move || {
-        let missing: Vec<&str> = terms::built_ids().into_iter().filter(|id| !quoted.contains(id)).collect();
+        // MPP's pairings quote a challenge, not an x402 option: tests/mpp_evm quotes each from its own file.
+        let missing: Vec<&str> =
+            terms::built_ids().into_iter().filter(|id| !id.starts_with("mpp/") && !quoted.contains(id)).collect();
         eq("pairings no vector document quotes", missing, vec![])
     }));
     for case in cases {
