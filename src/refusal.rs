@@ -102,31 +102,6 @@ reasons! {
     NoSignedPlace => "no-signed-place",
     /// The pairing's in-channel payments carry no H (they sign the channel, which the opening bound).
     NotBoundWithin => "not-bound-within",
-    /// A session payment's action is none its channel defines.
-    SessionAction => "session-action",
-    /// The session request names a channel to resume: it opens none.
-    ChannelNamed => "channel-named",
-    /// The session request's escrow is not an address.
-    EscrowMalformed => "escrow-malformed",
-    /// The session request names no chain id, or one that is not a positive safe integer.
-    ChainIdRequired => "chain-id-required",
-    /// The request cannot be read as its method writes it.
-    RequestMalformed => "request-malformed",
-    /// The request's credential types are not a list of the types the method defines, or the one asked for is not
-    /// listed.
-    CredentialTypes => "credential-types",
-    /// The credential's type is none the method defines.
-    CredentialType => "credential-type",
-    /// The credential cannot be read as its method writes it.
-    CredentialMalformed => "credential-malformed",
-    /// The channel's salt is not this ATR's hash.
-    SaltNotThisHash => "salt-not-this-hash",
-    /// The channel id is not the one the payer, the salt and the channel's terms give.
-    ChannelNotBound => "channel-not-bound",
-    /// The opening names its payer only by the credential's source, and it has none.
-    SourceRequired => "source-required",
-    /// The authorization's nonce is not the one the channel's parameters and salt give.
-    NonceNotChannel => "nonce-not-channel",
     /// The pairing's build panicked.
     BuildFailed => "build-failed",
     /// A pairing or channel member panicked.
@@ -375,18 +350,6 @@ mod tests {
         (Reason::NothingToSign, "x402/nothing-to-sign"),
         (Reason::NoSignedPlace, "x402/no-signed-place"),
         (Reason::NotBoundWithin, "x402/not-bound-within"),
-        (Reason::SessionAction, "x402/session-action"),
-        (Reason::ChannelNamed, "x402/channel-named"),
-        (Reason::EscrowMalformed, "x402/escrow-malformed"),
-        (Reason::ChainIdRequired, "x402/chain-id-required"),
-        (Reason::RequestMalformed, "x402/request-malformed"),
-        (Reason::CredentialTypes, "x402/credential-types"),
-        (Reason::CredentialType, "x402/credential-type"),
-        (Reason::CredentialMalformed, "x402/credential-malformed"),
-        (Reason::SaltNotThisHash, "x402/salt-not-this-hash"),
-        (Reason::ChannelNotBound, "x402/channel-not-bound"),
-        (Reason::SourceRequired, "x402/source-required"),
-        (Reason::NonceNotChannel, "x402/nonce-not-channel"),
         (Reason::BuildFailed, "x402/build-failed"),
         (Reason::MemberFailed, "x402/member-failed"),
         (Reason::BoundFailed, "x402/bound-failed"),

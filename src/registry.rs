@@ -162,6 +162,8 @@ fn implementation(id: &str) -> Option<&'static dyn Pairing> {
         crate::x402::evm::exact_permit2::ID => Some(&crate::x402::evm::exact_permit2::PAIRING),
         #[cfg(all(feature = "x402", feature = "evm"))]
         crate::x402::evm::upto_permit2::ID => Some(&crate::x402::evm::upto_permit2::PAIRING),
+        #[cfg(all(feature = "mpp", feature = "evm"))]
+        crate::mpp::evm::session::ID => Some(&crate::mpp::evm::session::PAIRING),
         _ => None,
     }
 }
@@ -253,11 +255,15 @@ mod tests {
                 seen.push(*spec);
             }
         }
-        // Today one pairing takes inputs: the batch-settlement opening.
+        // Today two pairings take inputs: the channel openings of x402 batch settlement and the MPP EVM session.
         let takers: Vec<&str> = built().filter(|p| !p.inputs().is_empty()).map(|p| p.id()).collect();
-        #[cfg(all(feature = "x402", feature = "evm"))]
-        assert_eq!(takers, ["x402/batch-settlement/eip155"]);
-        #[cfg(not(all(feature = "x402", feature = "evm")))]
-        assert!(takers.is_empty());
+        let mut want: Vec<&str> = Vec::new();
+        if cfg!(all(feature = "x402", feature = "evm")) {
+            want.push("x402/batch-settlement/eip155");
+        }
+        if cfg!(all(feature = "mpp", feature = "evm")) {
+            want.push("mpp/session/evm");
+        }
+        assert_eq!(takers, want);
     }
 }

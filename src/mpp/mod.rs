@@ -29,6 +29,8 @@
 
 pub(crate) mod challenge;
 pub(crate) mod credential;
+#[cfg(feature = "evm")]
+pub(crate) mod evm;
 mod header;
 mod legal;
 mod memo;
