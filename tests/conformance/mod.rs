@@ -5,6 +5,8 @@ use libtest_mimic::Trial;
 
 pub mod batch_settlement;
 pub mod inputs;
+#[cfg(feature = "mpp")]
+pub mod mpp_session_evm;
 pub mod quote;
 mod quote_malformed;
 pub mod x402_evm;
@@ -16,5 +18,7 @@ pub fn trials() -> Vec<Trial> {
     all.extend(x402_evm::trials());
     all.extend(quote::trials());
     all.extend(inputs::trials());
+    #[cfg(feature = "mpp")]
+    all.extend(mpp_session_evm::trials());
     all
 }

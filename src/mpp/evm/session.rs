@@ -21,8 +21,7 @@ use crate::mpp::credential::{Credential, did_pkh, did_pkh_address, echoed_for};
 use crate::mpp::methods::EVM_SESSION;
 use crate::mpp::pieces::{Held, Piece};
 use crate::pairing::{
-    Advertised, Channel, ChooseContext, Chosen, Completion, InputFormat, InputSpec, InputType, Pairing, Quote,
-    Unsigned,
+    Advertised, Channel, ChooseContext, Chosen, Completion, InputFormat, InputSpec, InputType, Pairing, Quote, Unsigned,
 };
 use crate::rail::evm::session::{
     Call, EvmAddress, Funded, Funding, Opened, SessionChannel, SessionTerms, TokenDomain, bound_opening,

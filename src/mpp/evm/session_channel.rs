@@ -10,7 +10,7 @@ use alloy_primitives::B256;
 use ruint::aliases::{U256, U512};
 use serde_json::{Map, Value};
 
-use super::session::{INTENT, ID, MAX_SIGNATURE, SessionEvm, is_hex_bytes, with_opening};
+use super::session::{ID, INTENT, MAX_SIGNATURE, SessionEvm, is_hex_bytes, with_opening};
 use crate::decimal;
 use crate::decline::{DeclineCode, Declined};
 use crate::hash::AtrHash;
@@ -23,8 +23,8 @@ use crate::mpp::methods::EVM_SESSION;
 use crate::mpp::pieces::on_network;
 use crate::mpp::values::{B64Json, json_within};
 use crate::pairing::{Batch, Channel, ChannelKind, ChannelRef, Quote, WithinArgs, WithinPlan};
-use crate::rail::evm::session::{SessionKind, SessionParams, channel_of, kind_of, named_channel, voucher_payload};
 use crate::rail::evm::session::voucher_typed_data;
+use crate::rail::evm::session::{SessionKind, SessionParams, channel_of, kind_of, named_channel, voucher_payload};
 use crate::refusal::{Reason, Refusal};
 use crate::signer::SigningRequest;
 
@@ -183,8 +183,8 @@ fn plan_within(args: &WithinArgs<'_>) -> Result<WithinPlan, Declined> {
             Names::Channel(..) => {}
         }
     }
-    let challenge = chosen
-        .ok_or_else(|| declined(DeclineCode::NoPayableOption, Refusal::mpp(Reason::NoPayableOption).code()))?;
+    let challenge =
+        chosen.ok_or_else(|| declined(DeclineCode::NoPayableOption, Refusal::mpp(Reason::NoPayableOption).code()))?;
     if legal_context(challenge)?.is_some_and(|named| named != *args.h) {
         return Err(declined(
             DeclineCode::HashMismatch,
@@ -204,7 +204,12 @@ fn plan_within(args: &WithinArgs<'_>) -> Result<WithinPlan, Declined> {
     let cumulative = if close { charged } else { charged.saturating_add(amount) };
     let (batch, quote) = build_within(challenge, &hold.opening, args.h, cumulative, close, &hold.network)
         .map_err(|r| declined(DeclineCode::OfferUnreadable, r.code()))?;
-    Ok(WithinPlan { batch: Box::new(batch), cumulative: decimal::format(cumulative), precheck: true, quote: Some(quote) })
+    Ok(WithinPlan {
+        batch: Box::new(batch),
+        cumulative: decimal::format(cumulative),
+        precheck: true,
+        quote: Some(quote),
+    })
 }
 
 /// The voucher on the channel the held opening opened, checked in the reference's order (its `within_checks`): the
