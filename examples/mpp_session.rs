@@ -55,8 +55,8 @@ impl Seller {
     /// no channel and carries H (in its id, `base64url(H).0`, and its opaque); a later one names the held channel.
     fn challenge(&self, price: &str, channel: Option<&str>) -> String {
         let mut details = json!({"chainId": CHAIN, "escrowContract": ESCROW, "credentialTypes": ["authorization"]});
-        if let Some(channel) = channel {
-            details["channelId"] = json!(channel);
+        if let (Some(channel), Some(d)) = (channel, details.as_object_mut()) {
+            d.insert("channelId".into(), json!(channel));
         }
         let request = json!({
             "amount": price,

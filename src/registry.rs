@@ -6,7 +6,7 @@ use std::panic::{AssertUnwindSafe, catch_unwind};
 use serde_json::Value;
 
 use crate::decline::{DeclineCode, Declined};
-use crate::pairing::Pairing;
+use crate::pairing::{Offer, Pairing};
 
 /// The protocol a pairing belongs to: the namespace of its id.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
@@ -212,13 +212,13 @@ pub fn pairing_for(doc: &Value, account: &str) -> Result<&'static dyn Pairing, D
     for pairing in REGISTRY.iter().filter_map(Entry::pairing) {
         // A pairing's read is guarded as the gate guards it: one family's panic never takes the caller down.
         let Ok(Ok(read)) = catch_unwind(AssertUnwindSafe(|| pairing.read(doc))) else { continue };
-        let networks = read.offer.networks();
-        if network.as_deref().is_some_and(|n| networks.contains(&n)) {
+        let networks = networks_of(&read.offer, pairing.id());
+        if network.as_deref().is_some_and(|n| networks.iter().any(|o| o == n)) {
             return Ok(pairing);
         }
         for n in networks {
-            if !offered.iter().any(|o| o == n) {
-                offered.push(n.to_owned());
+            if !offered.contains(&n) {
+                offered.push(n);
             }
         }
     }
@@ -227,6 +227,20 @@ pub fn pairing_for(doc: &Value, account: &str) -> Result<&'static dyn Pairing, D
         "No pairing of this build pays an option of the offer on the account's network.",
     )
     .with_cause(format!("the account {account} is not on any network offered: [{}]", offered.join(", "))))
+}
+
+/// The networks of the options of an offer that `pairing` pays: an x402 option's `network` (the pairing's read keeps
+/// only its own options), an MPP challenge's network as MPP reads it, for the challenges that offer the pairing (an
+/// MPP read keeps every challenge that carries the legal context).
+fn networks_of(offer: &Offer<'_>, pairing: &str) -> Vec<String> {
+    match offer {
+        #[cfg(feature = "mpp")]
+        Offer::Challenges(list) => crate::mpp::methods::offered_networks(list, pairing),
+        _ => {
+            let _ = pairing;
+            offer.networks().into_iter().map(str::to_owned).collect()
+        }
+    }
 }
 
 #[cfg(test)]
