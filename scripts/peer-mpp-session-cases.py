@@ -9,8 +9,8 @@ Every case starts from mpp-session-evm.json: B2's document, account, inputs and 
 - `openings`: transact over B2's document (or its challenge with another request, placed again for H) with B2's inputs
   changed, the link serving "abc". The signer signs every eip712 request with the payer's key and answers an
   evm-calls request with `answer` (ES9's transaction hash unless the case names one). The outcome is the credential,
-  or the decline's code and detail and whether it carries what moved; `requests` are the kinds and, for an evm-calls
-  request, the request itself.
+  or the decline's code and detail and whether it carries what moved; `requests` are the requests the signer got
+  (an EIP-712 message's integers written as decimal strings, so that a uint256 survives a JSON reader).
 - `withins`: within over a document in B6's hold, with `refund` where given (where `charged` is given, a voucher for
   `before` is signed first and `charged` recorded): the signed payment and the hold's signedMax, or the decline;
   `calls` counts the signer's calls.
@@ -101,6 +101,28 @@ def fixed_request() -> dict:
     return json.loads(FIXED["request"])
 
 
+def exact(request):
+    """A request with an EIP-712 message's integers written as decimal strings: the reference hands JSON integers,
+    which a JSON reader holds as doubles past 2^53 (a Permit2 nonce is a uint256)."""
+
+    def strings(v):
+        if isinstance(v, bool) or v is None or isinstance(v, str):
+            return v
+        if isinstance(v, int):
+            return str(v)
+        if isinstance(v, dict):
+            return {k: strings(x) for k, x in v.items()}
+        if isinstance(v, list):
+            return [strings(x) for x in v]
+        return v
+
+    if request.get("kind") != "eip712":
+        return request
+    typed = dict(request["typedData"])
+    typed["message"] = strings(typed["message"])
+    return {**request, "typedData": typed}
+
+
 def opening_cases() -> list:
     only_hash = fixed_request()
     only_hash["methodDetails"]["credentialTypes"] = ["hash"]
@@ -137,7 +159,7 @@ def opening_cases() -> list:
         doc = placed(request) if request is not None else B2["doc"]
         wallet = Wallet(answer or HASH)
         got = asyncio.run(t.transact(doc, BINDING, wallet, fetch(), inputs=inputs))
-        requests = [r if r["kind"] != "eip712" else {"kind": "eip712", "primaryType": r["typedData"]["primaryType"]} for r in wallet.calls]
+        requests = [exact(r) for r in wallet.calls]
         out.append({"case": name, "doc": doc, "inputs": inputs, "answer": answer or HASH, "requests": requests, "outcome": outcome(got)})
     return out
 

@@ -433,6 +433,27 @@ fn same(what: &str, got: &Value, want: &Value) {
     assert_eq!(text(got), text(want), "{what}");
 }
 
+/// A signing request with the crate's two known differences of form taken out: an EIP-712 request's `types` list
+/// `EIP712Domain` (the reference's voucher leaves it out), and its message's integers are decimal strings (the
+/// reference hands JSON integers; its fixture writes them as decimal strings, a uint256 being past a double). Neither
+/// changes the EIP-712 digest, so the signatures are the same.
+fn as_the_reference_writes(mut request: Value) -> Value {
+    fn strings(v: &mut Value) {
+        match v {
+            Value::Number(n) => *v = Value::String(n.to_string()),
+            Value::Object(m) => m.values_mut().for_each(strings),
+            Value::Array(a) => a.iter_mut().for_each(strings),
+            _ => {}
+        }
+    }
+    if request["kind"] == "eip712" {
+        let typed = &mut request["typedData"];
+        typed["types"].as_object_mut().unwrap().shift_remove("EIP712Domain");
+        strings(&mut typed["message"]);
+    }
+    request
+}
+
 #[test]
 fn openings_match_the_reference() {
     let peer = peer();
@@ -441,17 +462,10 @@ fn openings_match_the_reference() {
         let wallet = Wallet::new(case["answer"].as_str().unwrap());
         let got = transact_doc(&case["doc"], case["inputs"].as_object().unwrap(), &wallet);
         same(name, &outcome(got, opened), &case["outcome"]);
-        let requests: Vec<Value> = wallet
-            .calls()
-            .iter()
-            .map(|r| match r {
-                SigningRequest::Eip712 { typed_data } => {
-                    json!({"kind": "eip712", "primaryType": typed_data.primary_type})
-                }
-                other => other.to_json(),
-            })
-            .collect();
-        same(name, &json!(requests), &case["requests"]);
+        let requests: Vec<Value> = wallet.calls().iter().map(|r| as_the_reference_writes(r.to_json())).collect();
+        let want: Vec<Value> =
+            case["requests"].as_array().unwrap().iter().cloned().map(as_the_reference_writes).collect();
+        assert_eq!(requests, want, "{name}: the requests");
     }
 }
 
@@ -519,4 +533,44 @@ fn bounds_match_the_reference_but_for_a_source_on_another_chain() {
     assert_eq!(opening["payload"]["authorizedSigner"], json!(ANVIL_1));
     assert_ne!(opening["payload"]["channelId"], file()["ES1"]["expectChannelId"]);
     assert_eq!(pairing().bound(&opening, None), Ok(h()));
+}
+
+/// A spend policy reads the opening's quote (the deposit it locks) and each voucher's increase over the hold's
+/// largest signed amount: over the cap, each is refused before the signer is asked (the opening before the fetch).
+#[test]
+fn a_spend_policy_caps_the_deposit_and_each_vouchers_increase() {
+    use std::sync::Arc;
+    use terms::safety::policy::Policy;
+    let policy = |cap: &str| {
+        let text = format!(
+            r#"
+resources = ["*"]
+networks = ["eip155:84532"]
+
+[[assets]]
+network = "eip155:84532"
+address = "0x036CbD53842c5426634e7929541eC2318f3dCF7e"
+symbol = "USDC"
+decimals = 6
+cap = "{cap}"
+"#
+        );
+        Arc::new(Policy::from_toml_str(&text).unwrap())
+    };
+    let wallet = Wallet::new(&hash_answer());
+    let fetch = ScriptedFetch::new().script(&pairing().read(&b2()["doc"]).unwrap().link, vec![Reply::ok(ABC)]);
+    let capped = options(&b2_inputs()).policy(policy("1000"));
+    let got = paused().block_on(transact(&b2()["doc"], pairing(), &wallet, &fetch, &capped));
+    declined(&got, "policy-refused", "policy/amount-above-cap");
+    assert_eq!((fetch.asked().len(), wallet.calls().len()), (0, 0));
+
+    let hold = open_channel(ABC, &presented(), pairing(), None).unwrap();
+    let vouchers = Options::new().ids(CountingIds::default()).policy(policy("1000"));
+    let run = |amount: &str| {
+        let doc = json!([seller_challenge(amount, Some(&hold.channel), None)]);
+        paused().block_on(within(&doc, &hold, pairing(), &wallet, None, &vouchers))
+    };
+    assert_eq!(run("1000").unwrap().hold.signed_max, "1000");
+    declined(&run("1001"), "policy-refused", "policy/amount-above-cap");
+    assert_eq!(wallet.calls().len(), 1);
 }

@@ -8,6 +8,14 @@
 //!
 //! The chain's facts are the rail's (`crate::rail::evm::session`); this file reads the challenge and the buyer's
 //! inputs, builds the two requests and the credential, and reads H back from an opening.
+//!
+//! Where the crate differs from the reference (integraledger-terms 0.4.0), each by choice:
+//! - the requests' EIP-712 messages write their integers as decimal strings (the reference hands JSON integers, which
+//!   a JSON reader holds as doubles past 2^53: a Permit2 nonce is a uint256), and the voucher's `types` list
+//!   `EIP712Domain` (the reference's leaves it out); the EIP-712 digests, and so the signatures and the credentials,
+//!   are the same;
+//! - a `did:pkh` source naming another chain than the challenge's is refused ([`with_opening`]); the reference reads
+//!   no chain from it.
 
 use std::borrow::Cow;
 
