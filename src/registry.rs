@@ -182,6 +182,8 @@ fn implementation(id: &str) -> Option<&'static dyn Pairing> {
         crate::mpp::evm::usdc::EVM => Some(&crate::mpp::evm::usdc::EVM_PAIRING),
         #[cfg(all(feature = "mpp", feature = "evm"))]
         crate::mpp::evm::usdc::GATEWAY => Some(&crate::mpp::evm::usdc::GATEWAY_PAIRING),
+        #[cfg(all(feature = "mpp", feature = "evm"))]
+        crate::mpp::evm::session::ID => Some(&crate::mpp::evm::session::PAIRING),
         _ => None,
     }
 }
@@ -307,8 +309,8 @@ mod tests {
                 seen.push(*spec);
             }
         }
-        // The pairings that take inputs: the batch-settlement opening, and MPP's EVM charges that need what the
-        // challenge does not name (the token's domain, the Permit2 spender, the account nonce).
+        // The pairings that take inputs: the batch-settlement opening, MPP's EVM charges that need what the challenge
+        // does not name (the token's domain, the Permit2 spender, the account nonce), and the MPP EVM session.
         let takers: Vec<&str> = built().filter(|p| !p.inputs().is_empty()).map(|p| p.id()).collect();
         let mut want: Vec<&str> = Vec::new();
         #[cfg(all(feature = "x402", feature = "evm"))]
@@ -319,6 +321,7 @@ mod tests {
             "mpp/charge/evm/permit2",
             "mpp/charge/evm/transaction",
             "mpp/charge/usdc/evm",
+            "mpp/session/evm",
         ]);
         assert_eq!(takers, want);
     }

@@ -30,6 +30,34 @@ pub(crate) static STRIPE_CHARGE: Method = Method { intent: "charge", method: "st
 pub(crate) static STRIPE_SUBSCRIPTION: Method =
     Method { intent: "subscription", method: "stripe", offers: stripe_subscription };
 
+/// The methods of this file, each once.
+const METHODS: [&Method; 7] =
+    [&EVM_CHARGE, &EVM_SESSION, &USDC_CHARGE, &NEAR_INTENTS_CHARGE, &CARD_CHARGE, &STRIPE_CHARGE, &STRIPE_SUBSCRIPTION];
+
+/// The networks, in document order and each once, of the challenges that offer `pairing` (held to their method's
+/// filter, among the methods of this file): what [`pairing_for`](crate::pairing_for) compares with an account's
+/// network. A challenge of a rail's own method (Tempo, Solana, …) names none here.
+pub(crate) fn offered_networks(challenges: &[&Value], pairing: &str) -> Vec<String> {
+    let mut networks: Vec<String> = Vec::new();
+    for c in challenges {
+        let text = |k: &str| c.get(k).and_then(Value::as_str);
+        let Some(method) =
+            METHODS.iter().find(|m| text("intent") == Some(m.intent) && text("method") == Some(m.method))
+        else {
+            continue;
+        };
+        if !super::challenge::check_challenge(c, method).is_ok_and(|checked| checked.offers(pairing)) {
+            continue;
+        }
+        if let Ok(n) = super::network(c)
+            && !networks.contains(&n)
+        {
+            networks.push(n);
+        }
+    }
+    networks
+}
+
 const EVM_PERMIT2: &str = "mpp/charge/evm/permit2";
 const EVM_TYPES: [(&str, &str); 4] = [
     ("permit2", EVM_PERMIT2),

@@ -10,7 +10,7 @@ use terms::{DeclineCode, InputSpec, confirm};
 
 use super::quote::{Case, cases};
 use crate::support::{Reply, ScriptedFetch, paused};
-use crate::{Outcome, eq, link_of};
+use crate::{Outcome, eq};
 
 pub fn trials() -> Vec<Trial> {
     let mut all = Vec::new();
@@ -63,7 +63,8 @@ fn other_forms(format: InputFormat) -> Vec<Value> {
 /// What the gate says of the case with these inputs: `Ok` once confirmed, else the decline's code and detail, and
 /// whether anything was fetched.
 fn confirmed_with(case: &Case, doc: &Value, inputs: Map<String, Value>) -> (Result<(), (DeclineCode, String)>, usize) {
-    let fetch = ScriptedFetch::new().script(&link_of(doc), vec![Reply::ok(case.atr.clone())]);
+    let link = case.pairing.read(doc).map(|r| r.link).unwrap_or_default();
+    let fetch = ScriptedFetch::new().script(&link, vec![Reply::ok(case.atr.clone())]);
     let options = Case { inputs, ..case.clone() }.options();
     let got = paused().block_on(confirm(doc, case.pairing, &case.account, &fetch, &options));
     (got.map(drop).map_err(|d| (d.code, d.detail)), fetch.asked().len())
@@ -76,13 +77,26 @@ fn declines(case: &Case, doc: &Value, inputs: Map<String, Value>, what: &str) ->
     eq(&format!("{what}: fetches"), fetched, 0)
 }
 
+/// The optional inputs a build needs for the option the row's other inputs choose: without one, the build refuses
+/// (`offer-unreadable`, `<namespace>/input-malformed`), after the choice and the fetch. An MPP EVM session opening by
+/// authorization is signed under the token's EIP-712 domain, which no other funding reads.
+const NEEDED_BY_THE_BUILD: [(&str, &str); 1] = [("mpp/session/evm", "tokenDomain")];
+
 /// The gate gets past the choice: it fetches the ATR once, and confirms (or, for a pairing that is no public proof
-/// and a document that names no agreement, declines `agreement-not-offered`, which comes after the fetch).
+/// and a document that names no agreement, declines `agreement-not-offered`, which comes after the fetch; or, without
+/// an optional input the build needs, declines as [`NEEDED_BY_THE_BUILD`] says).
 fn takes(case: &Case, doc: &Value, inputs: Map<String, Value>, what: &str) -> Outcome {
+    let needed = NEEDED_BY_THE_BUILD
+        .iter()
+        .any(|(id, name)| *id == case.pairing.id() && !inputs.contains_key(*name) && case.inputs.contains_key(*name));
     let (got, fetched) = confirmed_with(case, doc, inputs);
     eq(&format!("{what}: fetches"), fetched, 1)?;
     match got {
         Err((DeclineCode::AgreementNotOffered, _)) if !case.pairing.public_proof() => Ok(()),
+        got if needed => {
+            let malformed = format!("{}/input-malformed", namespace(case.pairing.id()));
+            eq(what, got, Err((DeclineCode::OfferUnreadable, malformed)))
+        }
         got => eq(what, got, Ok(())),
     }
 }

@@ -6,6 +6,8 @@ use libtest_mimic::Trial;
 pub mod batch_settlement;
 pub mod inputs;
 pub mod mpp_no_proof;
+#[cfg(feature = "mpp")]
+pub mod mpp_session_evm;
 pub mod quote;
 mod quote_malformed;
 mod quote_mpp;
@@ -19,5 +21,7 @@ pub fn trials() -> Vec<Trial> {
     all.extend(mpp_no_proof::trials());
     all.extend(quote::trials());
     all.extend(inputs::trials());
+    #[cfg(feature = "mpp")]
+    all.extend(mpp_session_evm::trials());
     all
 }

@@ -2,7 +2,9 @@
 //! `evm` method, an EIP-3009 authorization whose nonce is the challenge hash ([`authorization`]), a Permit2 witness
 //! transfer whose witness carries it ([`permit2`]), and an ERC-20 transfer the signer signs or broadcasts, which carries
 //! nothing of H ([`call`]: `transaction`, `hash`); on the `usdc` method, an EIP-3009 authorization whose nonce is the
-//! `usdc` derivation, and a Circle Gateway burn intent whose salt is ([`usdc`]: `evm`, `gateway`).
+//! `usdc` derivation, and a Circle Gateway burn intent whose salt is ([`usdc`]: `evm`, `gateway`); and the session
+//! `mpp/session/evm` ([`session`]), an escrow channel salted with H, opened with a deposit and a first voucher and
+//! paid within by later vouchers.
 //!
 //! Each pairing is a [`Charge`]: its [`Piece`] (the MPP core's choose, hold and quote), and its own build and bound,
 //! on the EVM rail ([`crate::rail::evm`]).
@@ -10,6 +12,8 @@
 pub(crate) mod authorization;
 pub(crate) mod call;
 pub(crate) mod permit2;
+pub(crate) mod session;
+mod session_channel;
 pub(crate) mod usdc;
 
 use std::fmt;
