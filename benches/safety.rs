@@ -151,6 +151,55 @@ fn safety(c: &mut Criterion) {
     });
     group.finish();
     std::fs::remove_dir_all(&dir).ok();
+    paired(&rt, &doc, pairing, &wallet, &seller, &plain, &policed);
+}
+
+/// The policy's cost measured in pairs, so both sides meet the machine in the same state: 20,000 rounds, each
+/// one plain `transact` and one with the policy, in alternating order, each call timed; the medians of each side and
+/// the median of the per-round differences are printed. On a shared machine this is the figure to trust: criterion's
+/// two benches above run minutes apart.
+fn paired(
+    rt: &tokio::runtime::Runtime,
+    doc: &Value,
+    pairing: &dyn terms::pairing::Pairing,
+    wallet: &LocalSigner,
+    seller: &Memory,
+    plain: &Options,
+    policed: &Options,
+) {
+    const ROUNDS: usize = 20_000;
+    let time = |options: &Options| {
+        let doc = doc.clone();
+        let start = std::time::Instant::now();
+        let done = rt.block_on(transact(doc, pairing, wallet, seller, options)).unwrap();
+        let took = start.elapsed();
+        drop(black_box(done));
+        took.as_nanos()
+    };
+    let (mut a, mut b, mut diff) = (Vec::with_capacity(ROUNDS), Vec::with_capacity(ROUNDS), Vec::with_capacity(ROUNDS));
+    for round in 0..ROUNDS {
+        let (x, y) = if round % 2 == 0 {
+            let x = time(plain);
+            (x, time(policed))
+        } else {
+            let y = time(policed);
+            (time(plain), y)
+        };
+        a.push(x);
+        b.push(y);
+        diff.push(y.cast_signed() - x.cast_signed());
+    }
+    a.sort_unstable();
+    b.sort_unstable();
+    diff.sort_unstable();
+    let (ma, mb, md) = (a[ROUNDS / 2] as f64, b[ROUNDS / 2] as f64, diff[ROUNDS / 2] as f64);
+    println!(
+        "paired, {ROUNDS} rounds: transact {:.1} µs, transact + policy {:.1} µs, the policy's cost {:.2} µs ({:.1}% of transact)",
+        ma / 1e3,
+        mb / 1e3,
+        md / 1e3,
+        100.0 * md / ma
+    );
 }
 
 criterion_group!(benches, safety);

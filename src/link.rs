@@ -129,6 +129,39 @@ pub fn is_agreement_url(value: &str) -> bool {
 mod tests {
     use super::*;
 
+    /// The limits of a host and an authority at their edges, and the IP literals, each as the Python reference
+    /// (integraledger-terms 0.4.0, `bindings._lcp.is_https_link`) answers them.
+    #[test]
+    fn a_host_of_253_characters_and_an_authority_of_260_are_the_edges() {
+        let l63 = "a".repeat(63);
+        let host = |last: usize| format!("{l63}.{l63}.{l63}.{}", "b".repeat(last));
+        let (h253, h254) = (host(61), host(62));
+        assert_eq!((h253.len(), h254.len()), (253, 254));
+        let cases = [
+            (format!("https://{h253}/"), true),
+            (format!("https://{h254}/"), false),
+            (format!("https://{h253}./"), true),
+            (format!("https://{h254}./"), false),
+            // 253 characters, the final dot, `:` and five digits: 260, the longest authority.
+            (format!("https://{h253}.:65535/"), true),
+            (format!("https://{h253}.:655350/"), false),
+            (format!("https://{h253}:65535/"), true),
+            (format!("https://{h254}.:1/"), false),
+            ("https://[::1]/".to_owned(), true),
+            ("https://[::ffff:1.2.3.4]/".to_owned(), true),
+            ("https://[::ffff:1.2.3.4]:443/".to_owned(), true),
+        ];
+        for (link, want) in cases {
+            assert_eq!(
+                is_https_link(&link),
+                want,
+                "{} characters of authority",
+                link[8..].split('/').next().unwrap_or("").len()
+            );
+        }
+        assert_eq!(format!("{h253}.:65535").len(), MAX_AUTHORITY);
+    }
+
     #[test]
     fn numeric_hosts_are_read_as_whatwg_reads_them() {
         assert!(is_https_link("https://0x7f.1/"));

@@ -334,7 +334,13 @@ fn spender() {
     let (Ok(path), Ok(worker)) = (std::env::var("SPEND_JOURNAL"), std::env::var("SPEND_WORKER")) else { return };
     let rt = tokio::runtime::Builder::new_current_thread().enable_all().build().unwrap();
     rt.block_on(async {
-        let journal = Arc::new(SqliteJournal::open(&path).unwrap());
+        // Eight processes queue for one write lock: on a loaded machine a write can wait seconds, so the wait is long
+        // (a write that times out fails its payment, and the test would count it as neither paid nor refused).
+        let config = terms::safety::journal::JournalConfig {
+            busy_timeout: std::time::Duration::from_secs(60),
+            ..terms::safety::journal::JournalConfig::default()
+        };
+        let journal = Arc::new(SqliteJournal::open_with(&path, config).unwrap());
         let (seller, wallet) = (Seller::default(), Wallet::new());
         // 500 payments of 10000 fill the budget exactly.
         let base = Options::new().clock(FixedClock(NOW)).policy(policy("", "5000000")).journal(journal);

@@ -118,6 +118,30 @@ mod tests {
         assert!(!declared_over(None, MAX_ATR_BYTES));
     }
 
+    /// The buffer a capped read holds never grows past the cap, whatever the chunks: a body of exactly the cap, in
+    /// chunks that would double a Vec past it, ends in a buffer of the cap's capacity; and a declared length past the
+    /// cap reserves no more than the cap.
+    #[tokio::test]
+    async fn a_capped_read_never_holds_a_buffer_larger_than_its_cap() {
+        const CAP: usize = 1000;
+        for sizes in [vec![600, 400], vec![1, 2, 4, 8, 16, 32, 64, 128, 256, 489], vec![999, 1], vec![1000]] {
+            let chunks = sizes.iter().map(|&n| bytes::Bytes::from(vec![7u8; n])).collect();
+            let mut response = Response::new(200, vec![], crate::fetch::Body::from_chunks(chunks));
+            let body = read_capped(&mut response, CAP).await.unwrap();
+            assert_eq!(body.len(), CAP);
+            assert!(body.capacity() <= CAP, "{sizes:?}: a buffer of {} for a cap of {CAP}", body.capacity());
+        }
+        let declared = vec![("content-length".to_owned(), "5000".to_owned())];
+        let mut response =
+            Response::new(200, declared, crate::fetch::Body::from_chunks(vec![bytes::Bytes::from(vec![1u8; 10])]));
+        let body = read_capped(&mut response, CAP).await.unwrap();
+        assert!(body.capacity() <= CAP, "a declared length past the cap reserved {}", body.capacity());
+        // One byte past the cap is refused, whatever came before.
+        let chunks = vec![bytes::Bytes::from(vec![0u8; 600]), bytes::Bytes::from(vec![0u8; 401])];
+        let mut response = Response::new(200, vec![], crate::fetch::Body::from_chunks(chunks));
+        assert_eq!(read_capped(&mut response, CAP).await, Err(Some(())));
+    }
+
     #[test]
     fn identity_is_the_only_coding() {
         for ok in [None, Some(""), Some(" identity "), Some("IDENTITY"), Some("\tIdentity\r\n")] {

@@ -1,0 +1,197 @@
+//! Three rules of the gate, each held by a test that fails when the rule is broken (found by mutation testing: each
+//! mutant below survived the suite before these tests):
+//!
+//! - `finish` skips the read-back of H only for a pairing whose payment is no public proof and whose read-back says
+//!   it has nothing to read (its payment is proven by the agreement payment): a public-proof pairing that says
+//!   so, a no-proof pairing that refuses for another reason, or one that reads another H, is declined;
+//! - `confirm` takes a build's refusal as "nothing to sign" only when it says so: any other build refusal declines;
+//! - after a signer that moves the money itself, a decline of `finish` carries what moved; after one that does not,
+//!   it carries nothing.
+//!
+//! The pairing is a stub of ours whose every answer the test sets.
+
+#![allow(clippy::unwrap_used, clippy::expect_used, clippy::indexing_slicing, clippy::panic, missing_docs)]
+
+use serde_json::{Map, Value, json};
+use terms::json::Member;
+use terms::pairing::{Advertised, ChooseContext, Completion, InputSpec, Offer, Quote, Unsigned};
+use terms::{
+    Answer, AtrHash, BoxFuture, Chosen, DeclineCode, Fetch, FetchError, Finish, Options, Pairing, Reason, Refusal,
+    Request, Response, SigningRequest, atr_hash, confirm, finish,
+};
+
+const ATR: &[u8] = b"the terms";
+const LINK: &str = "https://atr.seller.example/terms";
+
+#[derive(Debug, Clone, Copy, PartialEq)]
+enum Build {
+    /// A request for the signer.
+    Request,
+    /// The build is the payment: nothing to sign.
+    Nothing,
+    /// The build refuses (not "nothing to sign").
+    Refuses,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq)]
+enum Bound {
+    /// Reads the hash of the compared bytes.
+    H,
+    /// Reads another hash.
+    Other,
+    /// Says it has nothing to read.
+    NothingToSign,
+    /// Refuses for another reason.
+    Refuses,
+}
+
+#[derive(Debug, Clone, Copy)]
+struct Stub {
+    public_proof: bool,
+    build: Build,
+    bound: Bound,
+    /// Whether the signer moves the money itself.
+    moves: bool,
+    /// Whether completing the payment fails.
+    complete_fails: bool,
+}
+
+impl Stub {
+    fn new() -> Self {
+        Self { public_proof: true, build: Build::Request, bound: Bound::H, moves: false, complete_fails: false }
+    }
+}
+
+struct Built(Stub);
+
+impl Unsigned for Built {
+    fn request(&self) -> Result<Option<SigningRequest>, Refusal> {
+        Ok((self.0.build == Build::Request).then(|| SigningRequest::Erc7710(Map::new())))
+    }
+
+    fn complete(&self, answers: &[Answer], _chosen: &Chosen) -> Result<Completion<'_>, Refusal> {
+        if self.0.complete_fails {
+            return Err(Refusal::new("stub", Reason::SignatureMalformed));
+        }
+        let signed: Vec<Value> = answers.iter().map(|a| a.as_json().clone()).collect();
+        Ok(Completion::Payment { payment: Box::new(json!({"signed": signed})), landed: None })
+    }
+}
+
+impl Pairing for Stub {
+    fn id(&self) -> &'static str {
+        "stub/rules"
+    }
+    fn public_proof(&self) -> bool {
+        self.public_proof
+    }
+    fn read<'a>(&self, doc: &'a Value) -> Result<Advertised<'a>, Refusal> {
+        let agreement = Some("https://api.seller.example/agreement".to_owned());
+        Ok(Advertised { h: atr_hash(ATR), link: LINK.to_owned(), offer: Offer::Json(doc), agreement })
+    }
+    fn choose(&self, _: &Advertised<'_>, ctx: &ChooseContext<'_>) -> Result<Chosen, Refusal> {
+        Ok(Chosen {
+            pairing: self.id().into(),
+            build_input: Map::new(),
+            reference: ctx.reference.into(),
+            agreement: None,
+        })
+    }
+    fn build<'a>(&'a self, _: &'a Chosen, _: &'a [u8], _: &AtrHash) -> Result<Box<dyn Unsigned + 'a>, Refusal> {
+        match self.build {
+            Build::Refuses => Err(Refusal::new("stub", Reason::OptionMalformed)),
+            Build::Nothing if self.public_proof => Err(Refusal::new("stub", Reason::NothingToSign)),
+            _ => Ok(Box::new(Built(*self))),
+        }
+    }
+    fn inputs(&self) -> &'static [InputSpec] {
+        &[]
+    }
+    fn quote(&self, _: &Chosen) -> Result<Quote, Refusal> {
+        Err(Refusal::new("stub", Reason::NothingToSign))
+    }
+    fn bound(&self, _: &dyn Member, _: Option<&Value>) -> Result<AtrHash, Refusal> {
+        match self.bound {
+            Bound::H => Ok(atr_hash(ATR)),
+            Bound::Other => Ok(atr_hash(b"other terms")),
+            Bound::NothingToSign => Err(Refusal::new("stub", Reason::NothingToSign)),
+            Bound::Refuses => Err(Refusal::new("stub", Reason::PayloadMalformed)),
+        }
+    }
+    fn moves(&self, _: &SigningRequest) -> bool {
+        self.moves
+    }
+}
+
+fn chosen(stub: &Stub) -> Chosen {
+    Chosen { pairing: stub.id().into(), build_input: Map::new(), reference: "ref-1".into(), agreement: None }
+}
+
+fn answer() -> Vec<Answer> {
+    vec![Answer::new(json!("0xsigned"))]
+}
+
+#[test]
+fn the_read_back_is_skipped_only_for_a_no_proof_pairing_with_nothing_to_read() {
+    // The one case the bypass is for: proven by the agreement payment.
+    let agreed = Stub { public_proof: false, bound: Bound::NothingToSign, ..Stub::new() };
+    assert!(matches!(finish(ATR, &chosen(&agreed), &answer(), &agreed), Ok(Finish::Finished(_))));
+    // Every other case is read back, and declined.
+    let cases = [
+        Stub { public_proof: true, bound: Bound::NothingToSign, ..Stub::new() },
+        Stub { public_proof: false, bound: Bound::Refuses, ..Stub::new() },
+        Stub { public_proof: false, bound: Bound::Other, ..Stub::new() },
+        Stub { public_proof: true, bound: Bound::Other, ..Stub::new() },
+        Stub { public_proof: true, bound: Bound::Refuses, ..Stub::new() },
+    ];
+    for stub in cases {
+        let declined = finish(ATR, &chosen(&stub), &answer(), &stub).unwrap_err();
+        assert_eq!(
+            (declined.code, declined.detail.as_str()),
+            (DeclineCode::SignedNotBound, "The pairing does not read the hash of the compared bytes from the payment."),
+            "{stub:?}"
+        );
+    }
+    let proven = Stub::new();
+    assert!(matches!(finish(ATR, &chosen(&proven), &answer(), &proven), Ok(Finish::Finished(_))));
+}
+
+/// Serves the ATR at the link.
+struct Seller;
+
+impl Fetch for Seller {
+    fn get<'a>(&'a self, request: Request<'a>) -> BoxFuture<'a, Result<Response, FetchError>> {
+        let status = if request.url == LINK { 200 } else { 404 };
+        Box::pin(async move { Ok(Response::new(status, Vec::new(), terms::Body::from_bytes(ATR))) })
+    }
+}
+
+#[tokio::test]
+async fn a_build_refusal_is_nothing_to_sign_only_when_it_says_so() {
+    let account = "eip155:1:0xf39Fd6e51aad88F6F4ce6aB8827279cffFb92266";
+    let refuses = Stub { build: Build::Refuses, ..Stub::new() };
+    let declined = confirm(json!({}), &refuses, account, &Seller, &Options::new()).await.unwrap_err();
+    assert_eq!((declined.code, declined.detail.as_str()), (DeclineCode::OfferUnreadable, "stub/option-malformed"));
+    let nothing = Stub { build: Build::Nothing, ..Stub::new() };
+    let confirmed = confirm(json!({}), &nothing, account, &Seller, &Options::new()).await.unwrap();
+    assert!(confirmed.request.is_none(), "nothing to sign");
+    let request = Stub::new();
+    let confirmed = confirm(json!({}), &request, account, &Seller, &Options::new()).await.unwrap();
+    assert!(confirmed.request.is_some(), "a request for the signer");
+}
+
+#[test]
+fn a_decline_after_a_signer_that_moves_money_carries_what_moved() {
+    let moving = Stub { moves: true, complete_fails: true, ..Stub::new() };
+    let declined = finish(ATR, &chosen(&moving), &answer(), &moving).unwrap_err();
+    assert_eq!(declined.code, DeclineCode::SignedNotBound);
+    let moved = declined.moved.expect("what moved is kept");
+    assert_eq!(moved.signed, json!("0xsigned"));
+    assert_eq!((moved.bytes.as_slice(), moved.h), (ATR, atr_hash(ATR)));
+    // The same decline after a signer that only signs: nothing moved.
+    let signing = Stub { moves: false, complete_fails: true, ..Stub::new() };
+    assert!(finish(ATR, &chosen(&signing), &answer(), &signing).unwrap_err().moved.is_none());
+    // And a moving signer's payment that reads back another H is declined with what moved, too.
+    let other = Stub { moves: true, bound: Bound::Other, ..Stub::new() };
+    assert!(finish(ATR, &chosen(&other), &answer(), &other).unwrap_err().moved.is_some());
+}
