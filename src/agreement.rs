@@ -22,7 +22,7 @@ use crate::gate::ledger::{Ledger, Opened, Opening, open};
 use crate::gate::{
     Agreement, AgreementPayment, AgreementReceipt, Options, ToApprove, build_guarded, request_guarded, sign_steps,
 };
-use crate::gate::{Answered, Role, spend_check};
+use crate::gate::{Answered, Role, journal_failed, spend_check};
 use crate::hash::{AtrHash, atr_hash, hash_equals};
 use crate::json::{Member, is_offered};
 use crate::link::{is_https_link, link_reason};
@@ -398,7 +398,11 @@ async fn pay(
     match sent {
         Ok(Agreement::Agreed { receipt }) => {
             let answer = serde_json::to_value(&receipt).unwrap_or(Value::Null);
-            ledger.answered(Answered::Settled(&answer)).await?;
+            ledger
+                .journal
+                .answered(&ledger.attempt, Answered::Settled(&answer))
+                .await
+                .map_err(|e| journal_failed(Reason::Unavailable, e))?;
             Ok(Agreement::Agreed { receipt })
         }
         Ok(other) => Ok(other),

@@ -8,7 +8,7 @@ use std::panic::{AssertUnwindSafe, catch_unwind};
 use serde_json::Value;
 
 use super::spend::{
-    Allowed, Answered, Begun, Claim, Ended, Intent, PolicyRefusal, Role, SpendApproval, SpendJournal, journal_failed,
+    Allowed, Begun, Claim, Ended, Intent, PolicyRefusal, Role, SpendApproval, SpendJournal, journal_failed,
 };
 use super::{Options, Staged, ns_code};
 use crate::decline::Declined;
@@ -35,8 +35,8 @@ pub(crate) enum Opened<'a> {
 /// The journal's handle on one attempt.
 #[derive(Debug)]
 pub(crate) struct Ledger<'a> {
-    journal: &'a dyn SpendJournal,
-    attempt: String,
+    pub(crate) journal: &'a dyn SpendJournal,
+    pub(crate) attempt: String,
 }
 
 impl Ledger<'_> {
@@ -76,12 +76,6 @@ impl Ledger<'_> {
     /// The payment was handed back for approval: nothing signed.
     pub(crate) async fn handed_back(&self) -> Result<(), Declined> {
         self.journal.ended(&self.attempt, Ended::HandedBack).await.map_err(|e| journal_failed(Reason::Unavailable, e))
-    }
-
-    /// What the seller answered.
-    #[cfg_attr(not(feature = "x402"), allow(dead_code, reason = "the agreement exchange tells it, with x402"))]
-    pub(crate) async fn answered(&self, answered: Answered<'_>) -> Result<(), Declined> {
-        self.journal.answered(&self.attempt, answered).await.map_err(|e| journal_failed(Reason::Unavailable, e))
     }
 }
 

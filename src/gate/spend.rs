@@ -142,10 +142,10 @@ pub struct Claim {
     /// The rolling window, in seconds.
     pub window: u64,
     /// What the window may hold, in atomic units.
-    #[serde(with = "decimal")]
+    #[serde(with = "crate::pairing::atomic")]
     pub limit: U256,
     /// What this payment adds, in atomic units.
-    #[serde(with = "decimal")]
+    #[serde(with = "crate::pairing::atomic")]
     pub amount: U256,
 }
 
@@ -432,20 +432,6 @@ pub(crate) fn journal_failed(reason: Reason, why: impl fmt::Display) -> Declined
     Declined::new(DeclineCode::JournalFailed, Refusal::new("journal", reason).code()).with_cause(why)
 }
 
-mod decimal {
-    use ruint::aliases::U256;
-    use serde::{Deserialize, Deserializer, Serializer};
-
-    pub(super) fn serialize<S: Serializer>(value: &U256, serializer: S) -> Result<S::Ok, S::Error> {
-        serializer.collect_str(value)
-    }
-
-    pub(super) fn deserialize<'de, D: Deserializer<'de>>(deserializer: D) -> Result<U256, D::Error> {
-        let text = String::deserialize(deserializer)?;
-        crate::pairing::parse_atomic(&text).ok_or_else(|| serde::de::Error::custom("not an atomic amount"))
-    }
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -453,10 +439,10 @@ mod tests {
     #[test]
     fn a_purchase_key_is_derived_from_every_part_and_the_callers_key_wins() {
         let p = Purchase::new("get", "https://api.example/a");
-        let a = "eip155:1:0xA";
+        let a = "chain:1:0xA";
         assert_eq!(p.key(a), Purchase::new("GET", "https://api.example/a").key(a));
         assert!(p.key(a).starts_with("p1:") && p.key(a).len() == 67);
-        assert_ne!(p.key(a), p.key("eip155:1:0xB"));
+        assert_ne!(p.key(a), p.key("chain:1:0xB"));
         assert_ne!(p.key(a), Purchase::new("POST", "https://api.example/a").key(a));
         assert_ne!(p.key(a), Purchase::new("GET", "https://api.example/b").key(a));
         assert_ne!(p.key(a), p.clone().with_body(b"x").key(a));

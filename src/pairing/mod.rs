@@ -22,7 +22,7 @@ pub use channel::{Batch, Channel, ChannelHold, ChannelKind, ChannelRef, Refund, 
 pub(crate) use inputs::choose_with_inputs;
 pub use inputs::{InputFormat, InputSpec, InputType, check_inputs};
 pub use quote::Quote;
-pub(crate) use quote::parse_atomic;
+pub(crate) use quote::{atomic, parse_atomic};
 
 /// What a pairing's read finds in the seller's document. It borrows the document, so reading copies nothing.
 #[derive(Debug, Clone, PartialEq)]

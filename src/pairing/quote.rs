@@ -93,6 +93,20 @@ pub(crate) fn parse_atomic(text: &str) -> Option<U256> {
     canonical.then(|| text.parse::<U256>().ok()).flatten()
 }
 
+/// Serde for an amount in atomic units written as a decimal string: `#[serde(with = "crate::pairing::atomic")]`.
+pub(crate) mod atomic {
+    use ruint::aliases::U256;
+    use serde::{Deserializer, Serializer};
+
+    pub(crate) fn serialize<S: Serializer>(value: &U256, serializer: S) -> Result<S::Ok, S::Error> {
+        super::decimal(value, serializer)
+    }
+
+    pub(crate) fn deserialize<'de, D: Deserializer<'de>>(deserializer: D) -> Result<U256, D::Error> {
+        super::read_decimal(deserializer)
+    }
+}
+
 fn read_decimal<'de, D: Deserializer<'de>>(deserializer: D) -> Result<U256, D::Error> {
     let text = String::deserialize(deserializer)?;
     parse_atomic(&text)

@@ -174,7 +174,7 @@ pub struct Reservation {
     /// The budget's window when the reservation was made, in seconds.
     pub window: u64,
     /// What it holds, in atomic units.
-    #[serde(with = "decimal")]
+    #[serde(with = "crate::pairing::atomic")]
     pub amount: U256,
     /// When it was made (the intent's time, Unix seconds).
     pub at: u64,
@@ -298,13 +298,13 @@ impl HistoryFilter {
 #[non_exhaustive]
 pub struct BudgetUse {
     /// Spent: payments that settled inside the window.
-    #[serde(with = "decimal")]
+    #[serde(with = "crate::pairing::atomic")]
     pub spent: U256,
     /// Reserved for payments whose outcome is not known yet.
-    #[serde(with = "decimal")]
+    #[serde(with = "crate::pairing::atomic")]
     pub reserved: U256,
     /// What is left of the limit after both (zero when they pass it).
-    #[serde(with = "decimal")]
+    #[serde(with = "crate::pairing::atomic")]
     pub remaining: U256,
 }
 
@@ -361,20 +361,6 @@ pub trait Store: Send + Sync + fmt::Debug {
 
     /// The ATR bytes kept for the hash `h`; `None` if no payment was signed for it.
     fn atr<'a>(&'a self, h: &'a AtrHash) -> BoxFuture<'a, Result<Option<Vec<u8>>, JournalError>>;
-}
-
-mod decimal {
-    use ruint::aliases::U256;
-    use serde::{Deserialize, Deserializer, Serializer};
-
-    pub(super) fn serialize<S: Serializer>(value: &U256, serializer: S) -> Result<S::Ok, S::Error> {
-        serializer.collect_str(value)
-    }
-
-    pub(super) fn deserialize<'de, D: Deserializer<'de>>(deserializer: D) -> Result<U256, D::Error> {
-        let text = String::deserialize(deserializer)?;
-        crate::pairing::parse_atomic(&text).ok_or_else(|| serde::de::Error::custom("not an atomic amount"))
-    }
 }
 
 #[cfg(test)]
