@@ -17,6 +17,9 @@
 mod account;
 #[cfg(feature = "x402")]
 mod agreement;
+#[cfg(feature = "client")]
+#[cfg_attr(docsrs, doc(cfg(feature = "client")))]
+pub mod client;
 #[cfg_attr(
     not(all(feature = "x402", feature = "evm")),
     allow(dead_code, reason = "helpers of the pairings; a build with fewer families uses fewer of them")
@@ -84,14 +87,17 @@ pub use gate::{
 pub use hash::{AtrHash, MAX_ATR_BYTES, NotAHash, atr_hash, hash_equals};
 #[cfg(feature = "local-signer")]
 #[cfg_attr(docsrs, doc(cfg(feature = "local-signer")))]
-pub use local::LocalSigner;
+pub use local::{EvmKey, LocalSigner};
 pub use pairing::{ChannelHold, Chosen, InputSpec, Pairing, Quote, Refund};
 pub use payment::Payment;
 pub use refusal::{Reason, Refusal};
 pub use registry::{Entry, Protocol, REGISTRY, built_ids, entry, pairing, pairing_for, x402_pairings};
 /// The 256-bit unsigned integer of amounts in atomic units ([`Quote`], budgets, caps).
 pub use ruint::aliases::U256;
-pub use signer::{Answer, BoxFuture, Fields, Signer, SignerError, SigningRequest, TypedData, TypedField};
+pub use signer::{
+    Answer, BoxFuture, Fields, OneAccount, Signer, SignerError, SigningRequest, TypedData, TypedField, Wallet,
+    network_of,
+};
 pub use tokio_util::sync::CancellationToken;
 pub use transact::{ApproveSpend, Resent, TransactOutcome, Transacted, transact};
 #[cfg(feature = "x402")]

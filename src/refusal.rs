@@ -230,6 +230,8 @@ reasons! {
     InFlight => "in-flight",
     /// Journal (ours): a payment for the same purchase may have moved and nothing can be re-sent: ask first.
     StateUnknown => "state-unknown",
+    /// Client (ours): a 402 that carries no offer the client reads (no `PAYMENT-REQUIRED`, no `Payment` challenge).
+    NoOffer => "no-offer",
     /// An amount is not a decimal string below 2^256.
     AmountMalformed => "amount-malformed",
     /// A signed transaction is for another chain than the payment's.
@@ -424,6 +426,7 @@ mod tests {
         (Reason::Unavailable, "x402/unavailable"),
         (Reason::InFlight, "x402/in-flight"),
         (Reason::StateUnknown, "x402/state-unknown"),
+        (Reason::NoOffer, "client/no-offer"),
         (Reason::AmountMalformed, "x402/amount-malformed"),
         (Reason::ChainMismatch, "x402/chain-mismatch"),
         (Reason::NonceMismatch, "x402/nonce-mismatch"),

@@ -359,6 +359,9 @@ pub enum Ended<'a> {
 pub enum Answered<'a> {
     /// Settled: the settlement response or receipt as received. The reservation becomes spend.
     Settled(&'a serde_json::Value),
+    /// Accepted and queued (a 202 with a job id): settled as [`Answered::Settled`] is, the execution `queued`
+    /// and the retry `query-first` (ask for the job before anything else).
+    Queued(&'a serde_json::Value),
     /// Refused with no charge (the seller says so): the payment is `not-paid`, its reservation released.
     NotPaid(&'a serde_json::Value),
     /// No readable answer (a timeout, a reset, a 5xx): the payment stays `unknown`.

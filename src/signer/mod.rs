@@ -3,6 +3,7 @@
 use std::fmt;
 use std::future::Future;
 use std::pin::Pin;
+use std::sync::Arc;
 
 use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value};
@@ -132,9 +133,58 @@ impl<S: Signer + ?Sized> Signer for &S {
     }
 }
 
+/// A wallet that may pay on several networks: the [`Signer`] that pays on a CAIP-2 network. A key not tied to one
+/// chain (one secp256k1 key pays on every EIP-155 chain) answers a signer for each chain it is asked about; a
+/// [`Signer`] of one account is a wallet through [`OneAccount`]. The client (`terms::client`) asks it for the
+/// network of each option, in the offer's order, and pays with the first signer it answers.
+pub trait Wallet: Send + Sync + fmt::Debug {
+    /// The signer that pays on `network` (CAIP-2, e.g. `eip155:8453`); `None` where this wallet does not pay there.
+    fn on(&self, network: &str) -> Option<Arc<dyn Signer>>;
+
+    /// The signer for an option that names no network (an MPP card or Stripe challenge); `None` by default.
+    fn any(&self) -> Option<Arc<dyn Signer>> {
+        None
+    }
+}
+
+/// A wallet of one [`Signer`]: it pays on its account's network, and answers the options that name none.
+#[derive(Clone)]
+pub struct OneAccount(pub Arc<dyn Signer>);
+
+impl fmt::Debug for OneAccount {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_tuple("OneAccount").field(&self.0.account()).finish()
+    }
+}
+
+impl Wallet for OneAccount {
+    fn on(&self, network: &str) -> Option<Arc<dyn Signer>> {
+        (network_of(self.0.account()) == Some(network)).then(|| self.0.clone())
+    }
+
+    fn any(&self) -> Option<Arc<dyn Signer>> {
+        Some(self.0.clone())
+    }
+}
+
+/// The CAIP-2 network of a CAIP-10 account (`eip155:8453` of `eip155:8453:0x…`), as written.
+pub fn network_of(account: &str) -> Option<&str> {
+    let mut colons = account.match_indices(':');
+    let (_, (second, _)) = (colons.next()?, colons.next()?);
+    account.get(..second)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn an_accounts_network_is_its_first_two_parts() {
+        assert_eq!(network_of("eip155:8453:0xAb"), Some("eip155:8453"));
+        assert_eq!(network_of("cloudflare:402:acct:x"), Some("cloudflare:402"));
+        assert_eq!(network_of("eip155:8453"), None);
+        assert_eq!(network_of(""), None);
+    }
 
     #[test]
     fn kind_is_the_serialised_tag() {

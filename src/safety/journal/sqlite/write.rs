@@ -272,6 +272,14 @@ pub(super) fn answered(conn: &Connection, attempt: &str, answered: Answered<'_>)
             )?;
             set_reservations(conn, attempt, "committed", &["reserved", "released"])
         }
+        Answered::Queued(v) => {
+            conn.execute(
+                "UPDATE attempts SET stage = 'answered', payment_state = 'settled', execution = 'queued', \
+                 response = 'received', retry = 'query-first', answer = ?2, updated_at = ?3 WHERE attempt = ?1",
+                params![attempt, json(v)?, now()],
+            )?;
+            set_reservations(conn, attempt, "committed", &["reserved", "released"])
+        }
         Answered::NotPaid(_) if state == PaymentState::Settled => Err(Fail::Refused(format!(
             "attempt {attempt} settled: a later answer of no charge is not taken; a person must look"
         ))),
