@@ -17,6 +17,9 @@
 mod account;
 #[cfg(feature = "x402")]
 mod agreement;
+#[cfg(feature = "alloy-signer")]
+#[cfg_attr(docsrs, doc(cfg(feature = "alloy-signer")))]
+pub mod alloy;
 #[cfg(feature = "client")]
 #[cfg_attr(docsrs, doc(cfg(feature = "client")))]
 pub mod client;

@@ -103,13 +103,7 @@ impl EvmKey {
 
 impl Wallet for EvmKey {
     fn on(&self, network: &str) -> Option<Arc<dyn Signer>> {
-        let chain = network.strip_prefix("eip155:")?;
-        // CAIP-2's reference: decimal digits, no sign, no leading zero.
-        if chain.is_empty() || chain.starts_with('0') || !chain.bytes().all(|b| b.is_ascii_digit()) {
-            return None;
-        }
-        let chain_id = chain.parse::<u64>().ok()?;
-        Some(Arc::new(self.on_chain(chain_id)))
+        Some(Arc::new(self.on_chain(crate::signer::eip155_chain(network)?)))
     }
 }
 

@@ -167,6 +167,16 @@ impl Wallet for OneAccount {
     }
 }
 
+/// The chain id of an `eip155:<chain id>` network (CAIP-2: decimal digits, no sign, no leading zero).
+#[cfg(any(feature = "local-signer", feature = "alloy-signer"))]
+pub(crate) fn eip155_chain(network: &str) -> Option<u64> {
+    let chain = network.strip_prefix("eip155:")?;
+    if chain.is_empty() || chain.starts_with('0') || !chain.bytes().all(|b| b.is_ascii_digit()) {
+        return None;
+    }
+    chain.parse().ok()
+}
+
 /// The CAIP-2 network of a CAIP-10 account (`eip155:8453` of `eip155:8453:0x…`), as written.
 pub fn network_of(account: &str) -> Option<&str> {
     let mut colons = account.match_indices(':');
