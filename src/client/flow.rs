@@ -259,7 +259,7 @@ async fn tell(options: &Options, done: &Transacted, answered: Answered<'_>) -> O
 }
 
 /// One send, under the client's deadline.
-async fn once(client: &Client, request: &Outgoing) -> Result<Incoming, String> {
+pub(super) async fn once(client: &Client, request: &Outgoing) -> Result<Incoming, String> {
     let sending = client.transport.send(request);
     match client.config.timeout {
         None => sending.await.map_err(|e| e.0),

@@ -30,6 +30,7 @@
 
 mod flow;
 mod offer;
+mod probe;
 mod settle;
 mod transport;
 mod types;
@@ -38,6 +39,7 @@ use std::fmt;
 use std::sync::Arc;
 use std::time::Duration;
 
+pub use probe::{Plan, Verdict};
 pub use transport::{MAX_RESPONSE_BYTES, ReqwestTransport, Transport, TransportError};
 pub use types::{
     ClientError, Incoming, Lost, Outcome, Outgoing, Refused, Reply, Sent, Settlement, SettlementResponse, States,

@@ -1,0 +1,185 @@
+//! The `terms` binary run as a process against the stand-in seller on loopback: `check` and `pay --dry-run` sign
+//! nothing, `pay` pays and exits 0, `history`, `budget` and `receipt` read the journal back, exit codes follow the
+//! recovery, and a signer command that fails, hangs or prints garbage, or a config that does not parse, is refused
+//! clearly.
+
+#![allow(clippy::unwrap_used, clippy::expect_used, clippy::indexing_slicing, clippy::panic, missing_docs)]
+
+#[path = "../examples/support/seller.rs"]
+mod seller;
+
+use std::path::Path;
+use std::process::Output;
+
+use serde_json::Value;
+
+struct Run {
+    seller: seller::Seller,
+    dir: tempfile::TempDir,
+}
+
+impl Run {
+    async fn new(config: &str) -> Self {
+        let seller = seller::Seller::start().await;
+        let dir = tempfile::tempdir().unwrap();
+        let policy = format!(
+            r#"resources = ["http://{}/"]
+networks = ["{}"]
+
+[[assets]]
+network = "{}"
+address = "{}"
+symbol = "USDC"
+decimals = 6
+cap = "50000"
+
+[[budgets]]
+name = "usdc-day"
+asset = "{}/{}"
+window = "day"
+limit = "1000000"
+"#,
+            seller.addr,
+            seller::NETWORK,
+            seller::NETWORK,
+            seller::USDC,
+            seller::NETWORK,
+            seller::USDC
+        );
+        std::fs::write(dir.path().join("policy.toml"), policy).unwrap();
+        std::fs::write(dir.path().join("config.toml"), config).unwrap();
+        Self { seller, dir }
+    }
+
+    async fn terms(&self, args: &[&str]) -> Output {
+        let mut command = std::process::Command::new(env!("CARGO_BIN_EXE_terms"));
+        command
+            .arg("--config")
+            .arg(self.dir.path().join("config.toml"))
+            .args(args)
+            .env("TERMS_KEY", seller::KEY)
+            .env("TERMS_LOOPBACK", format!("{}={}", seller::HOST, self.seller.addr));
+        tokio::task::spawn_blocking(move || command.output().unwrap()).await.unwrap()
+    }
+
+    fn url(&self, path: &str) -> String {
+        self.seller.url(path)
+    }
+}
+
+const CONFIG: &str = "journal = \"journal.db\"\npolicy = \"policy.toml\"\nkey_env = \"TERMS_KEY\"\n";
+
+fn json(out: &Output) -> Value {
+    serde_json::from_slice(&out.stdout).unwrap_or_else(|e| panic!("{e}: {}", String::from_utf8_lossy(&out.stdout)))
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn check_dry_run_pay_history_budget_and_receipt() {
+    let run = Run::new(CONFIG).await;
+    let check = run.terms(&["check", &run.url("/report"), "--json"]).await;
+    assert_eq!(check.status.code(), Some(0), "{}", String::from_utf8_lossy(&check.stderr));
+    let plan = json(&check);
+    assert_eq!(plan["pairing"], "x402/exact/eip155/eip3009");
+    assert_eq!(plan["h"], seller::h());
+    assert_eq!(plan["policy"]["verdict"], "allowed");
+    assert_eq!(plan["quote"]["amount"], seller::AMOUNT);
+
+    let human = run.terms(&["pay", &run.url("/report"), "--dry-run"]).await;
+    assert_eq!(human.status.code(), Some(0));
+    let text = String::from_utf8_lossy(&human.stdout);
+    assert!(text.contains("policy    allowed") && text.contains("signed    nothing"), "{text}");
+    assert_eq!(run.seller.paid("/report"), 0, "check and the dry run sign and send nothing");
+
+    let pay = run.terms(&["pay", &run.url("/report"), "--json"]).await;
+    assert_eq!(pay.status.code(), Some(0), "{}", String::from_utf8_lossy(&pay.stderr));
+    let paid = json(&pay);
+    assert_eq!(paid["outcome"], "answered");
+    assert_eq!(paid["status"], 200);
+    assert_eq!(paid["paid"]["settlement"]["success"], true);
+    assert_eq!(run.seller.paid("/report"), 1);
+    let key = paid["paid"]["key"].as_str().unwrap().to_owned();
+
+    let history = json(&run.terms(&["history", "--json"]).await);
+    assert_eq!(history.as_array().unwrap().len(), 1);
+    assert_eq!(history[0]["payment_state"], "settled");
+    let budget = json(&run.terms(&["budget", "--json"]).await);
+    assert_eq!(budget[0]["spent"], seller::AMOUNT);
+    assert_eq!(budget[0]["remaining"], "990000");
+    let receipt = json(&run.terms(&["receipt", &key, "--json"]).await);
+    assert_eq!(receipt["answer"]["settlement"]["transaction"], "0x5e771e");
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn exit_codes_follow_the_recovery() {
+    let run = Run::new(CONFIG).await;
+    let over = run.terms(&["pay", &run.url("/report"), "--max", "9999"]).await;
+    assert_eq!(over.status.code(), Some(3));
+    assert!(String::from_utf8_lossy(&over.stderr).contains("policy/amount-above-cap"));
+    assert_eq!(run.seller.paid("/report"), 0);
+    let job = run.terms(&["pay", &run.url("/job")]).await;
+    assert_eq!(job.status.code(), Some(5), "202: query-first");
+    assert!(String::from_utf8_lossy(&job.stderr).contains("job job-1"));
+    let refused = run.terms(&["pay", &run.url("/refuse")]).await;
+    assert_eq!(refused.status.code(), Some(3));
+    let swapped = run.terms(&["pay", &run.url("/swap"), "--json"]).await;
+    assert_eq!(swapped.status.code(), Some(3));
+    assert_eq!(json(&swapped)["declined"]["code"], "hash-mismatch");
+    assert!(run.terms(&["--help"]).await.stdout.windows(10).any(|w| w == b"Exit codes"));
+}
+
+async fn with_signer(command: &str) -> (Run, Output) {
+    let config = format!(
+        "journal = \"journal.db\"\nsigner_command = {command:?}\nsigner_address = \"0xf39Fd6e51aad88F6F4ce6aB8827279cffFb92266\"\nsigner_timeout = 2\n"
+    );
+    let run = Run::new(&config).await;
+    let out = run.terms(&["pay", &run.url("/report"), "--json"]).await;
+    (run, out)
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_signer_command_that_fails_hangs_or_prints_garbage_signs_nothing() {
+    for (command, said) in
+        [("exit 3", "failed"), ("sleep 30", "no answer within 2 s"), ("echo not-a-signature", "65-byte")]
+    {
+        let started = std::time::Instant::now();
+        let (run, out) = with_signer(command).await;
+        assert_eq!(out.status.code(), Some(3), "{command}");
+        let outcome = json(&out);
+        assert_eq!(outcome["declined"]["code"], "signer-failed", "{command}: {outcome}");
+        let stderr = String::from_utf8_lossy(&out.stderr);
+        assert!(stderr.contains(said), "{command}: {stderr}");
+        assert_eq!(run.seller.paid("/report"), 0, "{command}");
+        assert!(started.elapsed() < std::time::Duration::from_secs(20), "{command}: {stderr} {:?}", started.elapsed());
+    }
+}
+
+/// A signer command's well-formed answer is what goes out: here a signature of the right form that is not the
+/// payer's, which the seller's check of the EIP-3009 signature refuses (402), and the client does not sign again.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_signer_commands_answer_is_sent_and_the_seller_checks_it() {
+    let zero = format!("echo 0x{}", "11".repeat(65));
+    let (run, out) = with_signer(&zero).await;
+    let outcome = json(&out);
+    assert_eq!(outcome["outcome"], "answered", "{outcome}");
+    assert_eq!(outcome["status"], 402, "the seller's check of the signature refuses it");
+    assert_eq!(run.seller.paid("/report"), 1);
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_config_file_that_does_not_parse_names_its_line() {
+    let run = Run::new("journal = \"journal.db\"\npolicy = [unclosed\n").await;
+    let out = run.terms(&["history"]).await;
+    assert_eq!(out.status.code(), Some(2));
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(err.contains("config.toml: line 2"), "{err}");
+    // A config created on first use.
+    let fresh = run.dir.path().join("new").join("config.toml");
+    let out = std::process::Command::new(env!("CARGO_BIN_EXE_terms"))
+        .arg("--config")
+        .arg(&fresh)
+        .arg("history")
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(0), "{}", String::from_utf8_lossy(&out.stderr));
+    assert!(Path::new(&fresh).exists());
+}
