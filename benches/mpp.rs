@@ -2,6 +2,10 @@
 //! `confirm` with an in-memory fetch, `finish`, and reading the seller's `WWW-Authenticate` header into the
 //! challenge list. The ATR, key and clock are the x402 quickstart's, so the two protocols compare.
 //!
+//! The crate remembers the last few challenge texts a thread decoded (`mpp::values`), so each call here takes the
+//! next of 16 challenges that differ in their amount: every call reads a challenge it has not just read, as an agent
+//! meeting a new 402 does, and the figure is not a cache's.
+//!
 //! Run: `cargo bench --bench mpp` (and `scripts/bench-peer` for the Python reference on the same challenge).
 #![allow(missing_docs, clippy::unwrap_used, clippy::expect_used, clippy::indexing_slicing)]
 
@@ -19,13 +23,16 @@ fn b64(text: &str) -> String {
     base64::engine::general_purpose::URL_SAFE_NO_PAD.encode(text)
 }
 
-/// One challenge for 0.01 USDC on Base Sepolia, its id carrying H at position 0, its opaque the legal context,
-/// expiring a minute after `NOW`: the header value a seller sends.
-fn header() -> String {
+/// How many distinct challenges the calls take in turn: twice what the crate remembers.
+const ROTATION: usize = 16;
+
+/// One challenge for 0.01 USDC (plus `extra` units) on Base Sepolia, its id carrying H at position 0, its opaque the
+/// legal context, expiring a minute after `NOW`: the header value a seller sends.
+fn header(extra: usize) -> String {
     let h = terms::atr_hash(&hex::decode(ATR).unwrap());
     let hex = h.to_hex();
     let request = json!({
-        "amount": "10000", "currency": "0x036CbD53842c5426634e7929541eC2318f3dCF7e",
+        "amount": (10_000 + extra).to_string(), "currency": "0x036CbD53842c5426634e7929541eC2318f3dCF7e",
         "methodDetails": {"chainId": 84532, "credentialTypes": ["authorization"]},
         "recipient": "0x209693Bc6afc0C5328bA36FaF03C514EF312287C",
     });
@@ -49,37 +56,58 @@ fn mpp(c: &mut Criterion) {
     let wallet = LocalSigner::from_hex(KEY, 84_532).unwrap();
     let seller = Memory::atr();
     let options = Options::new().clock(FixedClock(NOW)).inputs(inputs());
-    let header = header();
-    let doc = terms::mpp::decode_challenges(&[header.as_str()]).unwrap();
+    let headers: Vec<String> = (0..ROTATION).map(header).collect();
+    let docs: Vec<Value> = headers.iter().map(|h| terms::mpp::decode_challenges(&[h.as_str()]).unwrap()).collect();
+    let mut turn = 0usize;
+    let mut next = move || {
+        turn = (turn + 1) % ROTATION;
+        turn
+    };
 
     c.bench_function("mpp transact (local key)", |b| {
         b.to_async(&rt).iter_batched(
-            || doc.clone(),
+            || docs[next()].clone(),
             |doc| async { drop(black_box(transact(doc, pairing, &wallet, &seller, &options).await.unwrap())) },
             BatchSize::SmallInput,
         )
     });
     c.bench_function("mpp confirm (in-memory fetch)", |b| {
         b.to_async(&rt).iter_batched(
-            || doc.clone(),
+            || docs[next()].clone(),
             |doc| async { drop(black_box(confirm(doc, pairing, wallet.account(), &seller, &options).await.unwrap())) },
             BatchSize::SmallInput,
         )
     });
 
-    let confirmed = rt.block_on(confirm(&doc, pairing, wallet.account(), &seller, &options)).unwrap();
-    let answer = rt.block_on(wallet.sign(confirmed.request.as_ref().unwrap())).unwrap();
-    let answers = [answer];
-    // The bench is only worth its figure if the payment is the real one: H read back from the credential.
-    let terms::Finish::Finished(paid) = finish(&confirmed.bytes, &confirmed.chosen, &answers, pairing).unwrap() else {
-        panic!("one signature completes an EVM authorization");
-    };
-    assert_eq!(paid.h, confirmed.h);
+    // Each finish takes the next of the confirmed challenges, signed; the bench is only worth its figure if each
+    // payment is the real one: H read back from the credential.
+    let signed: Vec<_> = docs
+        .iter()
+        .map(|doc| {
+            let confirmed = rt.block_on(confirm(doc, pairing, wallet.account(), &seller, &options)).unwrap();
+            let answer = rt.block_on(wallet.sign(confirmed.request.as_ref().unwrap())).unwrap();
+            let terms::Finish::Finished(paid) =
+                finish(&confirmed.bytes, &confirmed.chosen, std::slice::from_ref(&answer), pairing).unwrap()
+            else {
+                panic!("one signature completes an EVM authorization");
+            };
+            assert_eq!(paid.h, confirmed.h);
+            (confirmed, [answer])
+        })
+        .collect();
     c.bench_function("mpp finish", |b| {
-        b.iter(|| black_box(finish(&confirmed.bytes, &confirmed.chosen, &answers, pairing).unwrap()))
+        b.iter_batched(
+            || &signed[next()],
+            |(confirmed, answers)| black_box(finish(&confirmed.bytes, &confirmed.chosen, answers, pairing).unwrap()),
+            BatchSize::SmallInput,
+        )
     });
     c.bench_function("mpp decode_challenges (one header)", |b| {
-        b.iter(|| black_box(terms::mpp::decode_challenges(&[black_box(header.as_str())]).unwrap()))
+        b.iter_batched(
+            || headers[next()].as_str(),
+            |header| black_box(terms::mpp::decode_challenges(&[header]).unwrap()),
+            BatchSize::SmallInput,
+        )
     });
 }
 
