@@ -7,7 +7,7 @@
 //! meeting a new 402 does, and the figure is not a cache's.
 //!
 //! Run: `cargo bench --bench mpp` (and `scripts/bench-peer` for the Python reference on the same challenge).
-#![allow(missing_docs, clippy::unwrap_used, clippy::expect_used, clippy::indexing_slicing)]
+#![allow(missing_docs, clippy::unwrap_used, clippy::expect_used, clippy::indexing_slicing, clippy::panic)]
 
 use std::hint::black_box;
 

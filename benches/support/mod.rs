@@ -17,7 +17,7 @@ pub(crate) struct Memory(pub(crate) bytes::Bytes);
 impl Memory {
     /// The quickstart ATR.
     pub(crate) fn atr() -> Self {
-        Memory(hex::decode(ATR).unwrap().into())
+        Self(hex::decode(ATR).unwrap().into())
     }
 }
 
