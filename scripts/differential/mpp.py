@@ -5,13 +5,12 @@ mutated. Stdlib only; the same seed and count give the same bytes.
 A challenge is written from a spec (realm, method, intent, the request as JSON or as raw text, expires, the H its id
 and opaque carry, its position, the link and agreement URL) and placed as the seller's server places it: the id
 base64url(H) "." position, the opaque the base64url of the RFC 8785 form of the LCP members. The mutations
-(mpp_mutations.py): the list
-as `WWW-Authenticate` field values in many forms (several values, several challenges in one beside other schemes,
-token and quoted parameters, whitespace, the scheme's case) and past the header's caps; positions; `expires` around
-now; requests changed, not base64url, not RFC 8785, not JSON; another H; several methods; opaque and digest; the
-list's caps; the buyer's inputs and account; the signer's answers (EIP-712 signatures edited or by another key, EIP-1559
-transactions for another chain, nonce or recipient, hashes that are not 32 bytes, Gateway burn intents, the session's
-two steps); presented credentials changed; and transact."""
+(mpp_mutations.py): the list as `WWW-Authenticate` field values in many forms (several values, several challenges in
+one beside other schemes, token and quoted parameters, whitespace, the scheme's case) and past the header's caps;
+positions; `expires` around now; requests changed, not base64url, not RFC 8785, not JSON; another H; several methods;
+opaque and digest; the list's caps; the buyer's inputs and account; the signer's answers (EIP-712 signatures edited
+or by another key, EIP-1559 transactions for another chain, nonce or recipient, hashes that are not 32 bytes, Gateway
+burn intents, the session's two steps); presented credentials changed; and transact."""
 
 import base64
 import calendar
