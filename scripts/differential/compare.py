@@ -54,7 +54,8 @@ Excluded classes (each a documented deliberate difference of the crate, counted 
  - A finish given several answers: the crate's `finish` takes `answers: &[Answer]`, one per step, where the
    reference takes one answer bare or a list. The reference cannot tell a batch's one answer (a list) from two step
    answers; the crate can, so a case handing the crate several answers where the built pairings take one is not
-   comparable. Only a difference in such a finish call is excluded.
+   comparable. Only a difference in such a finish call is excluded, and never for the MPP session, whose two steps
+   take two answers on both sides (the reference's list [funded, voucher]).
  - A lone surrogate escape (\\ud800 with no partner) in JSON text the gate parses itself (an agreement URL's
    PAYMENT-REQUIRED or receipt): JSON.parse reads it and a Python string holds it, but no Rust string can, so the crate
    reads such a text as not JSON and declines it (src/json.rs parse, README "Differences from the reference"). Only a
