@@ -56,11 +56,39 @@ const fn b64u_chars(max: usize) -> usize {
     (max * 4).div_ceil(3)
 }
 
-/// See [`B64Json::object`].
+/// How many decoded texts each thread remembers: a confirm or finish reads the same `request` and `opaque` of one or
+/// two challenges about ten times over (the read, the choice, the build, the bound), and each reading is a base64url
+/// decode, two JSON parses and an RFC 8785 write; remembering the last few makes every reading after the first a
+/// string comparison and a copy.
+const RECENT: usize = 8;
+
+thread_local! {
+    static DECODED: std::cell::RefCell<std::collections::VecDeque<(Box<str>, Option<Object>)>> =
+        const { std::cell::RefCell::new(std::collections::VecDeque::new()) };
+}
+
+/// See [`B64Json::object`]. A pure function of the text: what the thread last decoded is kept by the whole text
+/// (compared byte for byte) and handed back as a copy.
 pub(crate) fn decode_object(text: &str) -> Option<Object> {
     if text.len() > b64u_chars(MAX_DECODED) {
         return None;
     }
+    let known = DECODED.with(|d| d.borrow().iter().find(|(raw, _)| **raw == *text).map(|(_, object)| object.clone()));
+    if let Some(object) = known {
+        return object;
+    }
+    let object = decode_uncached(text);
+    DECODED.with(|d| {
+        let mut d = d.borrow_mut();
+        if d.len() == RECENT {
+            d.pop_front();
+        }
+        d.push_back((text.into(), object.clone()));
+    });
+    object
+}
+
+fn decode_uncached(text: &str) -> Option<Object> {
     let bytes = b64u_decode(text)?;
     let text = std::str::from_utf8(&bytes).ok()?;
     let value = crate::json::parse(text)?;
@@ -197,6 +225,26 @@ mod tests {
     use serde_json::json;
 
     use super::*;
+
+    /// What the thread remembers changes no answer: texts read in turn, more of them than it keeps, valid and not,
+    /// each decode to what a fresh reading gives, first time and every time after.
+    #[test]
+    fn remembering_decodes_changes_no_answer() {
+        let mut texts: Vec<String> = (0..RECENT * 2)
+            .map(|n| b64u_encode(format!(r#"{{"amount":"{n}","n":{{"k":[{n}]}}}}"#).as_bytes()))
+            .collect();
+        texts.push(b64u_encode(b"[1,2]"));
+        texts.push(b64u_encode(br#"{"a":1e400}"#));
+        texts.push("not base64url!".to_owned());
+        for round in 0..3 {
+            for (i, text) in texts.iter().enumerate().rev().skip(round) {
+                let fresh = decode_uncached(text);
+                assert_eq!(decode_object(text), fresh, "{i}");
+                assert_eq!(decode_object(text), fresh, "{i} again");
+                assert_eq!(fresh.is_some(), i < RECENT * 2, "{i}");
+            }
+        }
+    }
 
     #[test]
     fn rfc3339_reads_as_the_reference_reads_it() {

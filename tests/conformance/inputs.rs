@@ -56,6 +56,7 @@ fn other_forms(format: InputFormat) -> Vec<Value> {
             json!("0x01"),
         ],
         InputFormat::Decimal => vec![json!(""), json!("1.5"), json!("-1"), json!(" 1"), json!("9".repeat(79))],
+        InputFormat::NonEmpty => vec![json!("")],
         _ => vec![],
     }
 }

@@ -57,6 +57,31 @@ pub fn trials(all: &mut Vec<Trial>) {
     trials_of(all, U, usdc_evm, &["M3", "plant"], &[("A1", "a rail fact (another id, not ours): tests/mpp_evm_rail")]);
     all.push(Trial::test("ours::authorization: a did:pkh source for another chain", source_on_another_chain));
     all.push(Trial::test("ours::authorization: a challenge whose id carries another H", id_of_another_h));
+    all.push(Trial::test("permit2: the spender is a non-empty string to choose, an address to build", spender_forms));
+}
+
+/// As the reference reads the spender (its `string` input): missing or empty, the choice refuses it
+/// (`mpp/input-missing`); any other string is chosen with, and the build refuses one that is not an address
+/// (`mpp/input-malformed`, so confirm declines `offer-unreadable`). Found by the differential test.
+fn spender_forms() -> Outcome {
+    let f = vectors(P);
+    let i = &row(&f, "B2")["input"];
+    let (doc, account, now) = (&i["doc"], i["account"].as_str().unwrap(), crate::now_of(&f));
+    for (spender, want) in [(json!(""), "mpp/input-missing"), (json!(5), "mpp/input-missing")] {
+        let got = choose(PERMIT2, doc, account, &json!({ "spender": spender }), now).map(drop);
+        eq(&format!("choose with spender {spender}"), got, Err(want.to_owned()))?;
+    }
+    eq(
+        "choose without a spender",
+        choose(PERMIT2, doc, account, &json!({}), now).map(drop),
+        Err("mpp/input-missing".into()),
+    )?;
+    for spender in ["0x12", "0x70997970C51812dc3A010C7d01b50e0d17dc79C", "not an address"] {
+        let chosen = choose(PERMIT2, doc, account, &json!({ "spender": spender }), now).map_err(fail)?;
+        let got = crate::pairing(PERMIT2).build(&chosen, ABC, &h()).map(drop).map_err(|r| r.code());
+        eq(&format!("build with spender {spender}"), got, Err("mpp/input-malformed".into()))?;
+    }
+    Ok(())
 }
 
 fn typed(request: &SigningRequest) -> &terms::TypedData {

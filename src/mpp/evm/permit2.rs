@@ -21,13 +21,15 @@ use crate::signer::SigningRequest;
 /// The pairing id.
 pub(crate) const ID: &str = "mpp/charge/evm/permit2";
 
-/// The spender, which the challenge does not name.
+/// The spender, which the challenge does not name: a non-empty string where the pairing chooses (the reference's
+/// `string` input; an empty or missing one is `mpp/input-missing`), an address where it builds (`mpp/input-malformed`
+/// otherwise, as the reference's build refuses it).
 const SPENDER: InputSpec = InputSpec::required(
     "spender",
     InputType::String,
-    "The address Permit2 lets move the tokens: the seller's server that submits the transfer.",
+    "The address Permit2 lets move the tokens: the seller's server that submits the transfer (0x and 40 hex digits).",
 )
-.with_format(InputFormat::Hex(20));
+.with_format(InputFormat::NonEmpty);
 
 /// The pairing.
 pub(crate) static PAIRING: Charge = Charge::new(Piece::evm(ID, &EVM_CHARGE, &[SPENDER]), true, build, bound);
