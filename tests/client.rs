@@ -262,6 +262,66 @@ async fn a_redirect_answering_the_paid_request_is_not_followed() {
     assert_eq!(r.states.payment, PaymentState::Unknown);
 }
 
+#[tokio::test]
+async fn an_mpp_402_is_paid_with_authorization_payment_and_the_receipt_read() {
+    let w = world().await;
+    // The evm charge's token domain is the buyer's input (the challenge does not name it).
+    let inputs = json!({"tokenDomain": {"name": "USDC", "version": "2"}});
+    let options = w.client.options().clone().inputs(inputs.as_object().cloned().unwrap());
+    let outcome = w.client.send_with(get(&w, "/mpp"), &options).await.unwrap();
+    let r = reply(&outcome);
+    assert_eq!(r.status, 200, "{outcome:?}");
+    assert_eq!(&r.body[..], format!("the report for {PAYER}").as_bytes());
+    assert!(r.is_success(), "{outcome:?}");
+    let paid = r.paid.as_ref().unwrap();
+    assert_eq!((paid.pairing.as_str(), paid.sends), ("mpp/charge/evm/authorization", 1));
+    assert_eq!(paid.h.to_hex(), seller::h());
+    assert_eq!(paid.header.0, "Authorization");
+    assert!(paid.header.1.starts_with("Payment "), "{}", paid.header.1);
+    // The first challenge in the offer's order that the key pays: chain 1's, at position 0.
+    let credential = terms::mpp::decode_credential(&paid.header.1).unwrap();
+    let h = terms::atr_hash(seller::ATR);
+    assert_eq!(credential["challenge"]["id"], terms::mpp::challenge_id(&h, 0).unwrap());
+    assert_eq!(paid.account, format!("eip155:{}:{PAYER}", seller::MPP_CHAINS[0]));
+    // The receipt, read: its reference is the signed nonce, the challenge hash.
+    let Some(Settlement::Mpp { receipt }) = &paid.settlement else { panic!("{paid:?}") };
+    assert_eq!((receipt["status"].as_str(), receipt["method"].as_str()), (Some("success"), Some("evm")));
+    let nonce = format!(
+        "0x{}",
+        hex::encode(terms::mpp::challenge_hash(credential["challenge"]["id"].as_str().unwrap(), seller::REALM))
+    );
+    assert_eq!(receipt["reference"], nonce);
+    assert_eq!(w.seller.seen.lock().unwrap().nonces, vec![nonce]);
+    assert_eq!(r.states.payment, PaymentState::Settled);
+    assert_eq!(r.states.execution, ExecutionState::Completed);
+    assert_eq!((w.wallet.count(), w.seller.paid("/mpp")), (1, 1));
+    assert_eq!(w.seller.seen.lock().unwrap().keys, vec![paid.key.clone()]);
+    let record = w.journal.record(&paid.key).await.unwrap().unwrap();
+    assert_eq!(record.payment_state, PaymentState::Settled);
+    assert_eq!(record.answer.unwrap()["settlement"]["receipt"]["reference"], receipt["reference"]);
+}
+
+#[tokio::test]
+async fn an_mpp_credential_the_seller_refuses_is_a_402_answer_never_signed_again() {
+    // Without the buyer's token domain the gate declines before signing: nothing is sent.
+    let w = world().await;
+    let outcome = w.client.send(get(&w, "/mpp")).await.unwrap();
+    let Outcome::Refused(refused) = &outcome else { panic!("{outcome:?}") };
+    assert_eq!(refused.pairing.as_deref(), Some("mpp/charge/evm/authorization"));
+    assert_eq!((w.wallet.count(), w.seller.paid("/mpp")), (0, 0));
+    // With another token domain the signature recovers to someone else: the seller answers 402, the client reads it
+    // as the payment's answer and does not sign again.
+    let inputs = json!({"tokenDomain": {"name": "USD Coin", "version": "2"}});
+    let options = w.client.options().clone().inputs(inputs.as_object().cloned().unwrap());
+    let outcome = w.client.send_with(get(&w, "/mpp"), &options).await.unwrap();
+    let r = reply(&outcome);
+    assert_eq!(r.status, 402, "{outcome:?}");
+    assert!(String::from_utf8_lossy(&r.body).contains("the signature is not the payer's"), "{outcome:?}");
+    assert!(r.paid.as_ref().unwrap().settlement.is_none());
+    assert_ne!(r.states.payment, PaymentState::Settled);
+    assert_eq!((w.wallet.count(), w.seller.paid("/mpp")), (1, 1));
+}
+
 // ---- bad input, against an in-memory transport ----
 
 /// Answers each send from a script (the last answer repeated), and records what it was sent.

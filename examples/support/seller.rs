@@ -16,6 +16,7 @@
 //! | `/redirect` | 302 to `/elsewhere` |
 //! | `/swap` | as `/report`, but its ATR link serves other bytes than the H it advertises |
 //! | `/free` | 200 without asking for payment |
+//! | `/mpp` | MPP instead: 402 with two `WWW-Authenticate: Payment` challenges (`evm` charges on chains 1 and 84532, the id carrying H, the opaque the legal context); a good `Authorization: Payment` credential (its challenge one of the two, H read back, the EIP-3009 signature the payer's over the challenge hash) gets 200 with a `Payment-Receipt` |
 //!
 //! Every request with an `Idempotency-Key` already seen with another body gets 409. Nothing here touches a network
 //! but loopback; the key is the published Anvil development key #0.
@@ -56,6 +57,13 @@ pub const PAY_TO: &str = "0x209693Bc6afc0C5328bA36FaF03C514EF312287C";
 /// The price, in USDC's atomic units (0.01 USDC).
 pub const AMOUNT: &str = "10000";
 const PAIRING: &str = "x402/exact/eip155/eip3009";
+const MPP_PAIRING: &str = "mpp/charge/evm/authorization";
+/// The realm of the MPP challenges.
+pub const REALM: &str = "seller.test";
+/// The MPP challenges' expiry (fixed, so the two challenges are the same bytes on every 402).
+pub const EXPIRES: &str = "2030-01-01T00:00:00Z";
+/// The chains of the two MPP challenges, in the order offered.
+pub const MPP_CHAINS: [u64; 2] = [1, 84532];
 
 /// What the seller saw.
 #[derive(Debug, Default)]
@@ -188,7 +196,19 @@ fn verify(header: &str) -> Result<(String, String, Option<String>), String> {
     if text("nonce") != h() {
         return Err("the nonce is not H".into());
     }
-    let token = terms::rail::evm::eip3009::Eip3009Token { name: "USDC", version: "2", chain_id: 84532, address: USDC };
+    let signer = recover(auth, payment["payload"]["signature"].as_str().unwrap_or_default(), 84532)?;
+    let from: Address = text("from").parse().map_err(|_| "from")?;
+    if signer != from || text("to") != PAY_TO || text("value") != AMOUNT {
+        return Err("the signature is not the payer's, or the payment is not the offer's".into());
+    }
+    let id = payment.pointer("/extensions/payment-identifier/info/id").and_then(Value::as_str).map(str::to_owned);
+    Ok((from.to_checksum(None), text("nonce"), id))
+}
+
+/// The signer of an EIP-3009 authorization (`from`, `to`, `value`, `validBefore`, `nonce`) of USDC on `chain`.
+fn recover(auth: &Value, signature: &str, chain: u64) -> Result<Address, String> {
+    let text = |k: &str| auth[k].as_str().unwrap_or_default().to_owned();
+    let token = terms::rail::evm::eip3009::Eip3009Token { name: "USDC", version: "2", chain_id: chain, address: USDC };
     let nonce: alloy_primitives::B256 = text("nonce").parse().map_err(|_| "nonce")?;
     let valid_before: u64 = text("validBefore").parse().map_err(|_| "validBefore")?;
     let typed = terms::rail::evm::eip3009::transfer_authorization(
@@ -201,16 +221,66 @@ fn verify(header: &str) -> Result<(String, String, Option<String>), String> {
     )
     .map_err(|e| e.code())?;
     let digest = typed.signing_hash().ok_or("no digest")?;
-    let raw = hex::decode(payment["payload"]["signature"].as_str().unwrap_or_default().trim_start_matches("0x"))
-        .map_err(|_| "signature hex")?;
+    let raw = hex::decode(signature.trim_start_matches("0x")).map_err(|_| "signature hex")?;
     let signature = Signature::from_raw(&raw).map_err(|_| "signature")?;
-    let signer = signature.recover_address_from_prehash(&digest).map_err(|_| "does not recover")?;
-    let from: Address = text("from").parse().map_err(|_| "from")?;
-    if signer != from || text("to") != PAY_TO || text("value") != AMOUNT {
-        return Err("the signature is not the payer's, or the payment is not the offer's".into());
+    Ok(signature.recover_address_from_prehash(&digest).map_err(|_| "does not recover")?)
+}
+
+fn b64url(bytes: &[u8]) -> String {
+    base64::engine::general_purpose::URL_SAFE_NO_PAD.encode(bytes)
+}
+
+/// The MPP challenge at `position`: 0.01 USDC to the payee on `chain`, its id carrying H, its opaque the legal
+/// context.
+pub fn challenge(position: usize, chain: u64) -> String {
+    let h = terms::atr_hash(ATR);
+    let request = json!({
+        "amount": AMOUNT, "currency": USDC, "recipient": PAY_TO,
+        "methodDetails": {"chainId": chain, "credentialTypes": ["authorization"]},
+    });
+    let hex = h.to_hex();
+    let opaque =
+        json!({"legalContext": format!("lcp:sha256:{hex}"), "legalContextUrl": format!("https://{HOST}/atr/{hex}")});
+    let id = terms::mpp::challenge_id(&h, position).unwrap();
+    format!(
+        r#"Payment id="{id}", realm="{REALM}", method="evm", intent="charge", request="{}", expires="{EXPIRES}", opaque="{}""#,
+        b64url(terms::json::canonical(&request).unwrap().as_bytes()),
+        b64url(terms::json::canonical(&opaque).unwrap().as_bytes()),
+    )
+}
+
+/// The 402 of `/mpp`: both challenges, one `WWW-Authenticate` line each.
+fn challenged() -> Response<Full<Bytes>> {
+    let lines: Vec<(&'static str, String)> =
+        MPP_CHAINS.iter().enumerate().map(|(i, c)| ("WWW-Authenticate", challenge(i, *c))).collect();
+    reply(402, &lines, "payment required")
+}
+
+/// Why an MPP credential is not good, or its payer and signed nonce: the challenge it echoes is one of the two
+/// offered, H reads back from it, the nonce is the challenge hash, and the EIP-3009 signature is the payer's.
+fn verify_mpp(value: &str) -> Result<(String, String), String> {
+    let credential = terms::mpp::decode_credential(value).map_err(|e| format!("credential: {e}"))?;
+    let pairing = terms::pairing(MPP_PAIRING).map_err(|e| e.detail)?;
+    let checked = terms::check(ATR, &credential, pairing).map_err(|e| format!("not bound: {}", e.detail))?;
+    if checked.h.to_hex() != h() {
+        return Err("another H".into());
     }
-    let id = payment.pointer("/extensions/payment-identifier/info/id").and_then(Value::as_str).map(str::to_owned);
-    Ok((from.to_checksum(None), text("nonce"), id))
+    let id = credential.pointer("/challenge/id").and_then(Value::as_str).unwrap_or_default();
+    let position = (0..MPP_CHAINS.len())
+        .find(|i| terms::mpp::challenge_id(&checked.h, *i).ok().as_deref() == Some(id))
+        .ok_or("the challenge is not one offered")?;
+    let chain = MPP_CHAINS[position];
+    let payload = &credential["payload"];
+    let nonce = payload["nonce"].as_str().unwrap_or_default().to_owned();
+    if nonce != format!("0x{}", hex::encode(terms::mpp::challenge_hash(id, REALM))) {
+        return Err("the nonce is not the challenge hash".into());
+    }
+    let signer = recover(payload, payload["signature"].as_str().unwrap_or_default(), chain)?;
+    let from: Address = payload["from"].as_str().unwrap_or_default().parse().map_err(|_| "from")?;
+    if signer != from || payload["to"] != PAY_TO || payload["value"] != AMOUNT {
+        return Err("the signature is not the payer's, or the payment is not the challenge's".into());
+    }
+    Ok((from.to_checksum(None), nonce))
 }
 
 async fn answer(
@@ -223,11 +293,12 @@ async fn answer(
     let query = req.uri().query().unwrap_or_default().to_owned();
     let header = |name: &str| req.headers().get(name).and_then(|v| v.to_str().ok()).map(str::to_owned);
     let payment = header("payment-signature");
+    let authorization = header("authorization");
     let key = header("idempotency-key");
     let body = req.into_body().collect().await.map(|b| b.to_bytes()).unwrap_or_default();
     let digest = hex::encode(Sha256::digest(&body));
     let mut s = seen.lock().unwrap();
-    s.requests.push((method, path.clone(), payment.is_some()));
+    s.requests.push((method, path.clone(), payment.is_some() || authorization.is_some()));
     if path.starts_with("/atr/") {
         return Ok(reply(200, &[], if query == "swap" { SWAPPED } else { ATR }));
     }
@@ -242,6 +313,25 @@ async fn answer(
                 s.bodies.insert(k.clone(), digest);
             }
         }
+    }
+    if path == "/mpp" {
+        let Some(credential) = authorization else { return Ok(challenged()) };
+        s.payments.push(credential.clone());
+        s.keys.extend(key);
+        *s.paid.entry(path.clone()).or_default() += 1;
+        let (payer, nonce) = match verify_mpp(&credential) {
+            Ok(v) => v,
+            Err(why) => return Ok(reply(402, &[], format!("invalid credential: {why}"))),
+        };
+        if s.nonces.contains(&nonce) {
+            return Ok(challenged());
+        }
+        s.nonces.push(nonce.clone());
+        let receipt = json!({
+            "status": "success", "method": "evm", "timestamp": "2026-09-21T14:13:30Z", "reference": nonce,
+        });
+        let token = b64url(receipt.to_string().as_bytes());
+        return Ok(reply(200, &[("Payment-Receipt", token)], format!("the report for {payer}")));
     }
     let Some(payment) = payment else { return Ok(required(addr, &path, None)) };
     s.payments.push(payment.clone());
