@@ -538,6 +538,40 @@ async fn a_reset_then_an_answer_is_one_resend_and_a_retry_after_past_the_cap_end
     assert_eq!(transport.sent().len(), 2);
 }
 
+#[tokio::test(start_paused = true)]
+async fn an_http_date_retry_after_is_waited_against_the_gates_clock() {
+    // The gate's clock stands at 2026-12-01 16:42:44 GMT; the seller asks for a re-send at 16:42:49 (5 s on), then
+    // at a date already past (no wait), then answers.
+    const NOW: u64 = 1_796_143_364;
+    let transport = Scripted::new(vec![
+        answer(402, &[("PAYMENT-REQUIRED", &offer_header())], ""),
+        answer(503, &[("Retry-After", "Tue, 01 Dec 2026 16:42:49 GMT")], "busy"),
+        answer(503, &[("Retry-After", "Tuesday, 01-Dec-26 16:00:00 GMT")], "busy"),
+        answer(200, &[], "ok"),
+    ]);
+    let wallet = Counting::new();
+    let client = Client::builder(wallet.clone())
+        .options(terms::Options::new().clock(terms::FixedClock(NOW)))
+        .transport(transport.clone())
+        .fetch(Terms)
+        .backoff(Duration::from_secs(100))
+        .build()
+        .unwrap();
+    let started = tokio::time::Instant::now();
+    let outcome = client.send(Outgoing::new("GET", "http://127.0.0.1:9/report")).await.unwrap();
+    let r = reply(&outcome);
+    assert_eq!(r.status, 200, "{outcome:?}");
+    let paid = r.paid.as_ref().unwrap();
+    // 5 s, then 0 s: neither is the 100 s backoff, so both dates were read.
+    assert_eq!((paid.sends, paid.waited), (3, Duration::from_secs(5)));
+    let elapsed = started.elapsed();
+    assert!(elapsed >= Duration::from_secs(5) && elapsed < Duration::from_secs(100), "{elapsed:?}");
+    let sent = transport.sent();
+    assert_eq!(sent.len(), 4);
+    assert!(sent[2..].iter().all(|s| s == &sent[1]), "every re-send is the same request");
+    assert_eq!(wallet.count(), 1);
+}
+
 #[tokio::test]
 async fn the_unpaid_request_failing_is_a_transport_error_with_nothing_paid() {
     let (_, wallet, client) = scripted(vec![Step::Fail]);

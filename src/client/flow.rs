@@ -6,10 +6,12 @@ use std::time::Duration;
 use serde_json::{Value, json};
 
 use super::offer::{self, Offer, PAYMENT_REQUIRED, Wire};
+use super::retry::retry_after;
 use super::settle::{self, Word};
 use super::types::{ClientError, Incoming, Lost, Outcome, Outgoing, Refused, Reply, Sent, Settlement, States};
 use super::{Client, Config};
 use crate::decline::{DeclineCode, Declined};
+use crate::env::Clock;
 use crate::gate::{Answered, Options, Purchase};
 use crate::refusal::{Reason, Refusal};
 use crate::safety::journal::{ExecutionState, PaymentState, ResponseState, RetryState};
@@ -98,7 +100,7 @@ pub(super) async fn pay(
     };
     let name = wire.payment_header();
     let paid = request.with_set(name, &value).with_set(IDEMPOTENCY_KEY, &key);
-    let (got, sends, waited) = deliver(client, &paid).await;
+    let (got, sends, waited) = deliver(client, &paid, options.clock.as_ref()).await;
     let sent = Sent {
         pairing: pairing.id().to_owned(),
         key,
@@ -271,8 +273,9 @@ pub(super) async fn once(client: &Client, request: &Outgoing) -> Result<Incoming
 }
 
 /// Sends the paid request; re-sends exactly it after a timeout, a reset or a 5xx, at most `max_resends` times,
-/// waiting the seller's `Retry-After` or the backoff. The last answer (or failure), the sends, and the time waited.
-async fn deliver(client: &Client, paid: &Outgoing) -> (Result<Incoming, String>, u32, Duration) {
+/// waiting the seller's `Retry-After` (an HTTP-date against `clock`) or the backoff. The last answer (or failure),
+/// the sends, and the time waited.
+async fn deliver(client: &Client, paid: &Outgoing, clock: &dyn Clock) -> (Result<Incoming, String>, u32, Duration) {
     let Config { max_resends, backoff, max_wait, .. } = client.config;
     let (mut sends, mut waited) = (0u32, Duration::ZERO);
     loop {
@@ -286,39 +289,11 @@ async fn deliver(client: &Client, paid: &Outgoing) -> (Result<Incoming, String>,
             return (got, sends, waited);
         }
         let doubled = backoff.saturating_mul(1u32 << sends.saturating_sub(1).min(16));
-        let wait = got.as_ref().ok().and_then(retry_after).unwrap_or(doubled);
+        let wait = got.as_ref().ok().and_then(|a| retry_after(a, clock.now())).unwrap_or(doubled);
         if wait > max_wait {
             return (got, sends, waited);
         }
         tokio::time::sleep(wait).await;
         waited = waited.saturating_add(wait);
-    }
-}
-
-/// A `Retry-After` of delta-seconds (an HTTP-date is not read: the backoff applies).
-fn retry_after(answer: &Incoming) -> Option<Duration> {
-    let value = answer.header("retry-after")?;
-    let value = value.trim();
-    (!value.is_empty() && value.bytes().all(|b| b.is_ascii_digit()))
-        .then(|| value.parse::<u64>().ok().map(Duration::from_secs))
-        .flatten()
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn retry_after_reads_delta_seconds_only() {
-        let with = |v: &str| Incoming {
-            status: 503,
-            headers: vec![("Retry-After".into(), v.into())],
-            body: Default::default(),
-        };
-        assert_eq!(retry_after(&with("3")), Some(Duration::from_secs(3)));
-        assert_eq!(retry_after(&with(" 0 ")), Some(Duration::ZERO));
-        assert_eq!(retry_after(&with("Wed, 21 Oct 2015 07:28:00 GMT")), None);
-        assert_eq!(retry_after(&with("-1")), None);
-        assert_eq!(retry_after(&with("")), None);
     }
 }

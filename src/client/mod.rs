@@ -11,8 +11,8 @@
 //! settlement, the four states and the [`Recovery`](crate::safety::recovery::Recovery) ([`Outcome`]).
 //!
 //! Once a payment is sent, a timeout, a reset or a 5xx re-sends the identical payment, at most
-//! [`MAX_RESENDS`] times, waiting the seller's `Retry-After` (delta-seconds; else a doubling backoff), never a new
-//! one. A 402 answering a sent payment is a settlement failure, with the seller's `errorReason`, and is never a
+//! [`MAX_RESENDS`] times, waiting the seller's `Retry-After` (delta-seconds, or an HTTP-date read against the gate
+//! options' clock; else a doubling backoff), never a new one. A 402 answering a sent payment is a settlement failure, with the seller's `errorReason`, and is never a
 //! reason to sign again. A redirect is never followed: a 3xx answering a paid request is an answer
 //! (`operator-review`). Every wait is on `tokio::time`.
 //!
@@ -31,6 +31,7 @@
 mod flow;
 mod offer;
 mod probe;
+mod retry;
 mod settle;
 mod transport;
 mod types;
