@@ -8,6 +8,7 @@ use serde_json::{Value, json};
 use super::offer::{self, Offer, PAYMENT_REQUIRED, Wire};
 use super::retry::retry_after;
 use super::settle::{self, Word};
+use super::transport::Transport;
 use super::types::{ClientError, Incoming, Lost, Outcome, Outgoing, Refused, Reply, Sent, Settlement, States};
 use super::{Client, Config};
 use crate::decline::{DeclineCode, Declined};
@@ -25,11 +26,11 @@ pub(super) async fn send(client: &Client, request: Outgoing, options: &Options) 
     if request.body.len() > client.config.max_body {
         return Err(ClientError::BodyTooLarge { size: request.body.len(), limit: client.config.max_body });
     }
-    let first = once(client, &request).await.map_err(ClientError::Transport)?;
+    let first = once(client, client.transport.as_ref(), &request).await.map_err(ClientError::Transport)?;
     if first.status != 402 {
         return Ok(Outcome::Answered(unpaid(first)));
     }
-    pay(client, request, first, options).await
+    pay(client, client.transport.as_ref(), request, first, options).await
 }
 
 /// The answer to a request that carried no payment and was not a 402.
@@ -52,8 +53,10 @@ fn refused(declined: Declined, status: u16, pairing: Option<&str>) -> Outcome {
     Outcome::Refused(Refused { declined, recovery, status, pairing: pairing.map(str::to_owned) })
 }
 
+/// Pays the 402 `answer`; the paid request (and its re-sends) go out on `via`.
 pub(super) async fn pay(
     client: &Client,
+    via: &dyn Transport,
     request: Outgoing,
     answer: Incoming,
     options: &Options,
@@ -100,7 +103,7 @@ pub(super) async fn pay(
     };
     let name = wire.payment_header();
     let paid = request.with_set(name, &value).with_set(IDEMPOTENCY_KEY, &key);
-    let (got, sends, waited) = deliver(client, &paid, options.clock.as_ref()).await;
+    let (got, sends, waited) = deliver(client, via, &paid, options.clock.as_ref()).await;
     let sent = Sent {
         pairing: pairing.id().to_owned(),
         key,
@@ -260,9 +263,9 @@ async fn tell(options: &Options, done: &Transacted, answered: Answered<'_>) -> O
     journal.answered(attempt, answered).await.err().map(|e| e.to_string())
 }
 
-/// One send, under the client's deadline.
-pub(super) async fn once(client: &Client, request: &Outgoing) -> Result<Incoming, String> {
-    let sending = client.transport.send(request);
+/// One send on `via`, under the client's deadline.
+pub(super) async fn once(client: &Client, via: &dyn Transport, request: &Outgoing) -> Result<Incoming, String> {
+    let sending = via.send(request);
     match client.config.timeout {
         None => sending.await.map_err(|e| e.0),
         Some(limit) => match tokio::time::timeout(limit, sending).await {
@@ -275,12 +278,17 @@ pub(super) async fn once(client: &Client, request: &Outgoing) -> Result<Incoming
 /// Sends the paid request; re-sends exactly it after a timeout, a reset or a 5xx, at most `max_resends` times,
 /// waiting the seller's `Retry-After` (an HTTP-date against `clock`) or the backoff. The last answer (or failure),
 /// the sends, and the time waited.
-async fn deliver(client: &Client, paid: &Outgoing, clock: &dyn Clock) -> (Result<Incoming, String>, u32, Duration) {
+async fn deliver(
+    client: &Client,
+    via: &dyn Transport,
+    paid: &Outgoing,
+    clock: &dyn Clock,
+) -> (Result<Incoming, String>, u32, Duration) {
     let Config { max_resends, backoff, max_wait, .. } = client.config;
     let (mut sends, mut waited) = (0u32, Duration::ZERO);
     loop {
         sends = sends.saturating_add(1);
-        let got = once(client, paid).await;
+        let got = once(client, via, paid).await;
         let again = match &got {
             Err(_) => true,
             Ok(answer) => (500..=599).contains(&answer.status),

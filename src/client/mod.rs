@@ -29,6 +29,8 @@
 //! ```
 
 mod flow;
+#[cfg(feature = "client-middleware")]
+mod middleware;
 mod offer;
 mod probe;
 mod retry;
@@ -40,6 +42,8 @@ use std::fmt;
 use std::sync::Arc;
 use std::time::Duration;
 
+#[cfg(feature = "client-middleware")]
+pub use middleware::{PayMiddleware, PaymentError};
 pub use probe::{Plan, Verdict};
 pub use transport::{MAX_RESPONSE_BYTES, ReqwestTransport, Transport, TransportError};
 pub use types::{
@@ -113,7 +117,7 @@ impl Client {
     /// Pays the 402 `answer` the request already got (a middleware that saw it first), without sending the unpaid
     /// request again.
     pub async fn pay(&self, request: Outgoing, answer: Incoming) -> Result<Outcome, ClientError> {
-        flow::pay(self, request, answer, &self.options).await
+        flow::pay(self, self.transport.as_ref(), request, answer, &self.options).await
     }
 
     /// The gate options every call starts from.

@@ -85,7 +85,7 @@ impl Client {
     /// pairing chosen, the terms fetched once and compared with H, and the policy asked. Nothing is signed, and the
     /// journal is not written.
     pub async fn probe(&self, request: Outgoing) -> Result<Plan, ClientError> {
-        let first = flow::once(self, &request).await.map_err(ClientError::Transport)?;
+        let first = flow::once(self, self.transport.as_ref(), &request).await.map_err(ClientError::Transport)?;
         let mut plan = Plan::unpaid(first.status);
         if first.status != 402 {
             return Ok(plan);

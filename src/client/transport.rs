@@ -100,7 +100,7 @@ pub(crate) async fn read(mut response: reqwest::Response, max: usize) -> Result<
 }
 
 /// The error and every error beneath it.
-fn with_sources(error: &dyn std::error::Error) -> String {
+pub(crate) fn with_sources(error: &dyn std::error::Error) -> String {
     let mut text = error.to_string();
     let mut source = error.source();
     while let Some(cause) = source {
