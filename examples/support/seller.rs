@@ -16,6 +16,7 @@
 //! | `/redirect` | 302 to `/elsewhere` |
 //! | `/swap` | as `/report`, but its ATR link serves other bytes than the H it advertises |
 //! | `/free` | 200 without asking for payment |
+//! | `/open` | as `/report`, for peers' clients in the bench (`benches/peers`): the offer and the signature checks are the same, but the nonce may be any (a peer's random one), and nothing but the request line is kept (no nonce is settled once) |
 //! | `/mpp` | MPP instead: 402 with two `WWW-Authenticate: Payment` challenges (`evm` charges on chains 1 and 84532, the id carrying H, the opaque the legal context); a good `Authorization: Payment` credential (its challenge one of the two, H read back, the EIP-3009 signature the payer's over the challenge hash) gets 200 with a `Payment-Receipt` |
 //!
 //! Every request with an `Idempotency-Key` already seen with another body gets 409. Nothing here touches a network
@@ -186,32 +187,45 @@ fn required(addr: SocketAddr, path: &str, error: Option<&str>) -> Response<Full<
 fn verify(header: &str) -> Result<(String, String, Option<String>), String> {
     let bytes = base64::engine::general_purpose::STANDARD.decode(header.trim()).map_err(|_| "not base64")?;
     let payment: Value = serde_json::from_slice(&bytes).map_err(|_| "not JSON")?;
+    bound(&payment)?;
+    signed(&payment)
+}
+
+/// Why the payment does not carry H, the terms' hash, as its nonce.
+fn bound(payment: &Value) -> Result<(), String> {
     let pairing = terms::pairing(PAIRING).map_err(|e| e.detail)?;
-    let checked = terms::check(ATR, &payment, pairing).map_err(|e| format!("not bound: {}", e.detail))?;
+    let checked = terms::check(ATR, payment, pairing).map_err(|e| format!("not bound: {}", e.detail))?;
     if checked.h.to_hex() != h() {
         return Err("another H".into());
     }
-    let auth = &payment["payload"]["authorization"];
-    let text = |k: &str| auth[k].as_str().unwrap_or_default().to_owned();
-    if text("nonce") != h() {
+    if payment["payload"]["authorization"]["nonce"] != h() {
         return Err("the nonce is not H".into());
     }
+    Ok(())
+}
+
+/// Why the payment's EIP-3009 signature is not its payer's over the offer's transfer, or its payer, nonce and
+/// payment-identifier id.
+fn signed(payment: &Value) -> Result<(String, String, Option<String>), String> {
+    let auth = &payment["payload"]["authorization"];
+    let text = |k: &str| auth[k].as_str().unwrap_or_default().to_owned();
     let signer = recover(auth, payment["payload"]["signature"].as_str().unwrap_or_default(), 84532)?;
     let from: Address = text("from").parse().map_err(|_| "from")?;
-    if signer != from || text("to") != PAY_TO || text("value") != AMOUNT {
+    if signer != from || !text("to").eq_ignore_ascii_case(PAY_TO) || text("value") != AMOUNT {
         return Err("the signature is not the payer's, or the payment is not the offer's".into());
     }
     let id = payment.pointer("/extensions/payment-identifier/info/id").and_then(Value::as_str).map(str::to_owned);
     Ok((from.to_checksum(None), text("nonce"), id))
 }
 
-/// The signer of an EIP-3009 authorization (`from`, `to`, `value`, `validBefore`, `nonce`) of USDC on `chain`.
+/// The signer of an EIP-3009 authorization (`from`, `to`, `value`, `validAfter`, `validBefore`, `nonce`) of USDC on
+/// `chain`.
 fn recover(auth: &Value, signature: &str, chain: u64) -> Result<Address, String> {
     let text = |k: &str| auth[k].as_str().unwrap_or_default().to_owned();
     let token = terms::rail::evm::eip3009::Eip3009Token { name: "USDC", version: "2", chain_id: chain, address: USDC };
     let nonce: alloy_primitives::B256 = text("nonce").parse().map_err(|_| "nonce")?;
     let valid_before: u64 = text("validBefore").parse().map_err(|_| "validBefore")?;
-    let typed = terms::rail::evm::eip3009::transfer_authorization(
+    let mut typed = terms::rail::evm::eip3009::transfer_authorization(
         token,
         &text("from"),
         &text("to"),
@@ -220,6 +234,10 @@ fn recover(auth: &Value, signature: &str, chain: u64) -> Result<Address, String>
         &nonce,
     )
     .map_err(|e| e.code())?;
+    // The builder signs from 0; a peer's client may name a start (x402-rs signs from ten minutes before now).
+    if let Some(after) = auth.get("validAfter").and_then(Value::as_str) {
+        typed.message.insert("validAfter".into(), after.into());
+    }
     let digest = typed.signing_hash().ok_or("no digest")?;
     let raw = hex::decode(signature.trim_start_matches("0x")).map_err(|_| "signature hex")?;
     let signature = Signature::from_raw(&raw).map_err(|_| "signature")?;
@@ -304,6 +322,19 @@ async fn answer(
     }
     if path == "/free" || path == "/elsewhere" {
         return Ok(reply(200, &[], "free"));
+    }
+    if path == "/open" {
+        drop(s);
+        let Some(payment) = payment else { return Ok(required(addr, &path, None)) };
+        let checked = base64::engine::general_purpose::STANDARD
+            .decode(payment.trim())
+            .map_err(|_| "not base64".to_owned())
+            .and_then(|b| serde_json::from_slice::<Value>(&b).map_err(|_| "not JSON".to_owned()))
+            .and_then(|p| signed(&p));
+        return Ok(match checked {
+            Ok((payer, _, _)) => settled(200, &payer, format!("the report for {payer}")),
+            Err(why) => required(addr, &path, Some(&format!("invalid_payload: {why}"))),
+        });
     }
     if let Some(k) = &key {
         match s.bodies.get(k) {

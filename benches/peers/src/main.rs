@@ -1,0 +1,141 @@
+//! The client's speed beside its peers, on one loopback seller with one key.
+//!
+//! - `peers seller` serves the stand-in seller (`examples/support/seller.rs`) on `127.0.0.1:0`, prints its address
+//!   on one line, and serves until killed. Its `/open` path answers 402 with the same offer as `/report` (one
+//!   EIP-3009 USDC option on Base Sepolia, the legal context and payment-identifier extensions), checks each payment's
+//!   EIP-3009 signature as a facilitator would, and answers 200 with a `PAYMENT-RESPONSE`.
+//! - `peers bench <terms|x402-reqwest> <address> [requests] [concurrency]` pays `requests` paid requests (default
+//!   400) from `concurrency` tasks (default 4) after 20 to warm up, each a fresh 402 paid in full, and prints one
+//!   JSON line: the client, requests, concurrency, paid requests per second, p50 and p99 in milliseconds.
+//!
+//! `terms::client` does per request what it always does: reads the offer, fetches the terms (ATR) once and compares
+//! them with the H the offer advertises, builds the payment carrying H, reads H back from it, sends it, and reads
+//! the settlement. `x402-reqwest` reads the offer, signs, and sends. Both sign with Anvil's published key #0.
+
+#[path = "../../../examples/support/seller.rs"]
+#[allow(dead_code, missing_docs, clippy::all)]
+mod seller;
+
+use std::sync::Arc;
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::time::{Duration, Instant};
+
+type Failure = Box<dyn std::error::Error + Send + Sync>;
+
+/// One paid request, its status checked; the time it took.
+trait Payer: Send + Sync + 'static {
+    fn pay(&self, url: &str) -> impl std::future::Future<Output = Result<Duration, Failure>> + Send;
+}
+
+struct Terms(terms::client::Client);
+
+impl Payer for Terms {
+    async fn pay(&self, url: &str) -> Result<Duration, Failure> {
+        let started = Instant::now();
+        let outcome = self.0.send(terms::client::Outgoing::new("GET", url)).await?;
+        let reply = outcome.reply().ok_or_else(|| format!("no answer: {outcome:?}"))?;
+        if reply.status != 200 || reply.paid.is_none() || !reply.is_success() {
+            return Err(format!("not paid: {outcome:?}").into());
+        }
+        Ok(started.elapsed())
+    }
+}
+
+struct X402Reqwest(reqwest_middleware::ClientWithMiddleware);
+
+impl Payer for X402Reqwest {
+    async fn pay(&self, url: &str) -> Result<Duration, Failure> {
+        let started = Instant::now();
+        let response = self.0.get(url).send().await?;
+        let status = response.status();
+        let settled = response.headers().contains_key("payment-response");
+        let required = response.headers().get("payment-required").and_then(|v| v.to_str().ok()).map(str::to_owned);
+        let body = response.bytes().await?;
+        if status != 200 || !settled {
+            let why = required.and_then(|r| base64::Engine::decode(&base64::engine::general_purpose::STANDARD, r).ok());
+            let why = why.map(|w| String::from_utf8_lossy(&w).into_owned()).unwrap_or_default();
+            return Err(format!("not paid: {status}: {} {why}", String::from_utf8_lossy(&body)).into());
+        }
+        Ok(started.elapsed())
+    }
+}
+
+async fn run<P: Payer>(name: &str, payer: P, url: String, requests: usize, concurrency: usize) -> Result<(), Failure> {
+    for _ in 0..20 {
+        payer.pay(&url).await?;
+    }
+    let payer = Arc::new(payer);
+    let next = Arc::new(AtomicUsize::new(0));
+    let started = Instant::now();
+    let mut tasks = Vec::new();
+    for _ in 0..concurrency {
+        let (payer, next, url) = (payer.clone(), next.clone(), url.clone());
+        tasks.push(tokio::spawn(async move {
+            let mut took = Vec::new();
+            while next.fetch_add(1, Ordering::Relaxed) < requests {
+                took.push(payer.pay(&url).await?);
+            }
+            Ok::<_, Failure>(took)
+        }));
+    }
+    let mut took = Vec::with_capacity(requests);
+    for task in tasks {
+        took.extend(task.await??);
+    }
+    let wall = started.elapsed();
+    took.sort();
+    let at = |q: f64| {
+        let i = ((took.len() as f64 * q).ceil() as usize).clamp(1, took.len()) - 1;
+        took[i].as_secs_f64() * 1000.0
+    };
+    let line = serde_json::json!({
+        "client": name, "requests": took.len(), "concurrency": concurrency,
+        "per_second": (took.len() as f64 / wall.as_secs_f64() * 10.0).round() / 10.0,
+        "p50_ms": (at(0.50) * 1000.0).round() / 1000.0, "p99_ms": (at(0.99) * 1000.0).round() / 1000.0,
+    });
+    println!("{line}");
+    Ok(())
+}
+
+#[tokio::main]
+async fn main() -> Result<(), Failure> {
+    let args: Vec<String> = std::env::args().skip(1).collect();
+    let arg = |i: usize| args.get(i).map(String::as_str);
+    match arg(0) {
+        Some("seller") => {
+            let seller = seller::Seller::start().await;
+            println!("{}", seller.addr);
+            std::future::pending::<()>().await;
+            Ok(())
+        }
+        Some("bench") => {
+            let (Some(client), Some(addr)) = (arg(1), arg(2)) else { return Err(usage()) };
+            let addr: std::net::SocketAddr = addr.parse()?;
+            let requests = arg(3).map(str::parse).transpose()?.unwrap_or(400);
+            let concurrency = arg(4).map(str::parse).transpose()?.unwrap_or(4);
+            let url = format!("http://{addr}/open");
+            match client {
+                "terms" => {
+                    let fetch = terms::http::LoopbackFetch::new()?.route(seller::HOST, addr)?;
+                    let key = terms::EvmKey::from_hex(seller::KEY)?;
+                    let client = terms::client::Client::builder(key).fetch(fetch).build()?;
+                    run("terms::client", Terms(client), url, requests, concurrency).await
+                }
+                "x402-reqwest" => {
+                    use x402_reqwest::{ReqwestWithPayments as _, ReqwestWithPaymentsBuild as _};
+                    let signer: Arc<alloy_signer_local::PrivateKeySigner> = Arc::new(seller::KEY.parse()?);
+                    let x402 =
+                        x402_reqwest::X402Client::new().register(x402_chain_eip155::V2Eip155ExactClient::new(signer));
+                    let http = reqwest::Client::builder().build()?.with_payments(x402).build();
+                    run("x402-reqwest", X402Reqwest(http), url, requests, concurrency).await
+                }
+                _ => Err(usage()),
+            }
+        }
+        _ => Err(usage()),
+    }
+}
+
+fn usage() -> Failure {
+    "usage: peers seller | peers bench <terms|x402-reqwest> <address> [requests] [concurrency]".into()
+}
