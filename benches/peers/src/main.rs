@@ -4,13 +4,15 @@
 //!   on one line, and serves until killed. Its `/open` path answers 402 with the same offer as `/report` (one
 //!   EIP-3009 USDC option on Base Sepolia, the legal context and payment-identifier extensions), checks each payment's
 //!   EIP-3009 signature as a facilitator would, and answers 200 with a `PAYMENT-RESPONSE`.
-//! - `peers bench <terms|x402-reqwest> <address> [requests] [concurrency]` pays `requests` paid requests (default
+//! - `peers bench <terms|terms-atr-in-memory|x402-reqwest> <address> [requests] [concurrency]` pays `requests` paid requests (default
 //!   400) from `concurrency` tasks (default 4) after 20 to warm up, each a fresh 402 paid in full, and prints one
 //!   JSON line: the client, requests, concurrency, paid requests per second, p50 and p99 in milliseconds.
 //!
 //! `terms::client` does per request what it always does: reads the offer, fetches the terms (ATR) once and compares
 //! them with the H the offer advertises, builds the payment carrying H, reads H back from it, sends it, and reads
 //! the settlement. `x402-reqwest` reads the offer, signs, and sends. Both sign with Anvil's published key #0.
+//! `terms-atr-in-memory` is `terms::client` with the terms served from memory instead of over loopback: the same
+//! gate, two HTTP exchanges a payment as the peers have.
 
 #[path = "../../../examples/support/seller.rs"]
 #[allow(dead_code, missing_docs, clippy::all)]
@@ -38,6 +40,19 @@ impl Payer for Terms {
             return Err(format!("not paid: {outcome:?}").into());
         }
         Ok(started.elapsed())
+    }
+}
+
+/// The seller's terms served from memory: `terms::client` without its third HTTP exchange, to tell the exchange's
+/// cost from the gate's (the bytes are the seller's, so the comparison with H is the same).
+struct InMemory;
+
+impl terms::Fetch for InMemory {
+    fn get<'a>(
+        &'a self,
+        _request: terms::Request<'a>,
+    ) -> terms::BoxFuture<'a, Result<terms::Response, terms::FetchError>> {
+        Box::pin(async { Ok(terms::Response::new(200, vec![], terms::Body::from_bytes(seller::ATR))) })
     }
 }
 
@@ -121,6 +136,11 @@ async fn main() -> Result<(), Failure> {
                     let client = terms::client::Client::builder(key).fetch(fetch).build()?;
                     run("terms::client", Terms(client), url, requests, concurrency).await
                 }
+                "terms-atr-in-memory" => {
+                    let key = terms::EvmKey::from_hex(seller::KEY)?;
+                    let client = terms::client::Client::builder(key).fetch(InMemory).build()?;
+                    run("terms (ATR in memory)", Terms(client), url, requests, concurrency).await
+                }
                 "x402-reqwest" => {
                     use x402_reqwest::{ReqwestWithPayments as _, ReqwestWithPaymentsBuild as _};
                     let signer: Arc<alloy_signer_local::PrivateKeySigner> = Arc::new(seller::KEY.parse()?);
@@ -137,5 +157,6 @@ async fn main() -> Result<(), Failure> {
 }
 
 fn usage() -> Failure {
-    "usage: peers seller | peers bench <terms|x402-reqwest> <address> [requests] [concurrency]".into()
+    "usage: peers seller | peers bench <terms|terms-atr-in-memory|x402-reqwest> <address> [requests] [concurrency]"
+        .into()
 }
