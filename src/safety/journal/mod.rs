@@ -25,6 +25,8 @@
 //! clock ahead of this one) count too, which only ever refuses more. Amounts are summed as 256-bit integers; a sum
 //! that would pass 2^256 - 1 is over budget.
 
+#[cfg(any(feature = "sqlite", feature = "postgres"))]
+pub(crate) mod rules;
 #[cfg(feature = "sqlite")]
 mod sqlite;
 

@@ -321,27 +321,10 @@ impl Store for SqliteJournal {
         limit: U256,
         now: u64,
     ) -> BoxFuture<'a, Result<BudgetUse, JournalError>> {
-        Box::pin(async move {
-            self.read(|tx| {
-                let held = read::window(tx, budget, scope, asset, window, now)?;
-                let saturate = |sum: Option<U256>| sum.unwrap_or(U256::MAX);
-                Ok(BudgetUse::new(saturate(held.committed), saturate(held.reserved), limit))
-            })
-        })
+        Box::pin(async move { self.read(|tx| Ok(read::window(tx, budget, scope, asset, window, now)?.usage(limit))) })
     }
 
     fn atr<'a>(&'a self, h: &'a AtrHash) -> BoxFuture<'a, Result<Option<Vec<u8>>, JournalError>> {
         Box::pin(async move { self.read(|tx| read::atr(tx, h)) })
     }
-}
-
-/// A time or duration as SQLite stores it (a signed 64-bit integer); past that, refused.
-fn int(value: u64, what: &str) -> Result<i64, Fail> {
-    i64::try_from(value).map_err(|_| Fail::Refused(format!("{what} ({value}) is past what the journal stores")))
-}
-
-/// Now by the system clock, Unix seconds (the time of writes after the intent, which carry none).
-fn now() -> i64 {
-    let secs = std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).map_or(0, |d| d.as_secs());
-    i64::try_from(secs).unwrap_or(i64::MAX)
 }
