@@ -171,15 +171,19 @@ impl Held {
         BudgetUse::new(saturate(self.committed), saturate(self.reserved), limit)
     }
 
-    /// Adds one stored reservation of `budget` that counts: its amount (decimal text) and its state.
+    /// Adds what counts of `budget` in the reservation state `state`: one stored amount, or a sum the database
+    /// made of several (decimal text, atomic units). Digits past 2^256 - 1 are a sum that passed it.
     pub(crate) fn add(&mut self, budget: &str, amount: &str, state: &str) -> Result<(), String> {
-        let amount = crate::pairing::parse_atomic(amount)
-            .ok_or_else(|| format!("a reservation of budget {budget} holds an unreadable amount"))?;
+        let amount = match crate::pairing::parse_atomic(amount) {
+            Some(amount) => Some(amount),
+            None if !amount.is_empty() && amount.bytes().all(|b| b.is_ascii_digit()) => None,
+            None => return Err(format!("a reservation of budget {budget} holds an unreadable amount")),
+        };
         let sum = match ReservationState::parse(state) {
             Some(ReservationState::Committed) => &mut self.committed,
             _ => &mut self.reserved,
         };
-        *sum = sum.and_then(|s| s.checked_add(amount));
+        *sum = sum.and_then(|s| s.checked_add(amount?));
         Ok(())
     }
 }

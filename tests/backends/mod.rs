@@ -1,0 +1,159 @@
+//! The journal's two backends for the tests: each journal and budget test runs on a SQLite file in a temporary
+//! folder and on a real PostgreSQL server, in a schema of its own. The server is the one `TERMS_TEST_POSTGRES` names
+//! (a URL, e.g. `postgres://postgres@127.0.0.1:54329/terms` as `scripts/pg-test-server start` prints it); without
+//! it each PostgreSQL test says on stderr that it was skipped, by name, and why (and under CI it fails instead, so
+//! CI never passes without the server).
+
+#![allow(dead_code)]
+
+use std::io::Write as _;
+use std::sync::Arc;
+use std::sync::atomic::{AtomicUsize, Ordering};
+
+use terms::safety::SpendJournal;
+use terms::safety::journal::{JournalConfig, SqliteJournal, Store};
+use terms::safety::postgres::PostgresJournal;
+
+/// The variable the PostgreSQL tests read.
+pub(crate) const VAR: &str = "TERMS_TEST_POSTGRES";
+
+/// A journal of either backend: the gate's seam and the store.
+pub(crate) trait Journal: SpendJournal + Store {}
+
+impl<T: SpendJournal + Store + ?Sized> Journal for T {}
+
+/// The server's URL, or `None` after saying on stderr that `test` is skipped (a failure under CI).
+pub(crate) fn server(test: &str) -> Option<String> {
+    match std::env::var(VAR) {
+        Ok(url) if !url.is_empty() => Some(url),
+        _ => {
+            assert!(
+                std::env::var_os("CI").is_none(),
+                "{test}: {VAR} is not set, and CI must run the PostgreSQL tests (.ci/run starts a server)"
+            );
+            // Straight to stderr: libtest captures `eprintln!` of a passing test.
+            let _ = writeln!(
+                std::io::stderr(),
+                "skipped: {test}: {VAR} not set (a PostgreSQL URL; `scripts/pg-test-server start` prints one)"
+            );
+            None
+        }
+    }
+}
+
+/// Where one test keeps its journal.
+#[derive(Debug)]
+pub(crate) enum Place {
+    /// A SQLite file in a temporary folder.
+    Sqlite(tempfile::TempDir),
+    /// A schema of its own on the server: `url` reaches it.
+    Postgres {
+        /// The server, as the variable names it.
+        server: String,
+        /// The server, in the test's schema.
+        url: String,
+    },
+}
+
+impl Place {
+    /// A new SQLite file.
+    pub(crate) fn sqlite() -> Self {
+        Self::Sqlite(tempfile::tempdir().unwrap())
+    }
+
+    /// A new schema on the server, or `None` where there is no server (said on stderr, by `test`'s name).
+    pub(crate) async fn postgres(test: &str) -> Option<Self> {
+        let server = server(test)?;
+        Some(Self::Postgres { url: fresh_schema(&server).await, server })
+    }
+
+    /// Another new place of the same backend.
+    pub(crate) async fn fresh(&self) -> Self {
+        match self {
+            Self::Sqlite(_) => Self::sqlite(),
+            Self::Postgres { server, .. } => Self::Postgres { url: fresh_schema(server).await, server: server.clone() },
+        }
+    }
+
+    /// What a child process is given to open the same journal ([`open_spec`]).
+    pub(crate) fn spec(&self) -> String {
+        match self {
+            Self::Sqlite(dir) => format!("sqlite:{}", dir.path().join("journal.db").display()),
+            Self::Postgres { url, .. } => format!("postgres:{url}"),
+        }
+    }
+
+    /// Which backend, for messages.
+    pub(crate) fn name(&self) -> &'static str {
+        match self {
+            Self::Sqlite(_) => "sqlite",
+            Self::Postgres { .. } => "postgres",
+        }
+    }
+
+    /// Opens (or connects to) the journal.
+    pub(crate) async fn open(&self, config: JournalConfig) -> Arc<dyn Journal> {
+        open_spec(&self.spec(), config).await
+    }
+
+    /// Opens it with the default configuration.
+    pub(crate) async fn journal(&self) -> Arc<dyn Journal> {
+        self.open(JournalConfig::default()).await
+    }
+}
+
+/// Opens the journal a [`Place::spec`] names.
+pub(crate) async fn open_spec(spec: &str, config: JournalConfig) -> Arc<dyn Journal> {
+    if let Some(path) = spec.strip_prefix("sqlite:") {
+        return Arc::new(SqliteJournal::open_with(path, config).unwrap());
+    }
+    let url = spec.strip_prefix("postgres:").expect("a journal spec");
+    Arc::new(PostgresJournal::connect_with(url, config).await.unwrap())
+}
+
+/// A client of the server, for a test's own SQL.
+pub(crate) async fn client(url: &str) -> tokio_postgres::Client {
+    let (client, connection) = tokio_postgres::connect(url, tokio_postgres::NoTls).await.unwrap();
+    tokio::spawn(async move {
+        let _ = connection.await;
+    });
+    client
+}
+
+/// Creates a schema no other test uses and returns a URL whose connections work in it alone.
+pub(crate) async fn fresh_schema(url: &str) -> String {
+    static N: AtomicUsize = AtomicUsize::new(0);
+    let name = format!("t{}_{}_{}", std::process::id(), N.fetch_add(1, Ordering::SeqCst), nanos());
+    client(url).await.batch_execute(&format!("CREATE SCHEMA {name}")).await.unwrap();
+    in_schema(url, &name)
+}
+
+/// The URL with the connection option that puts `schema` first (and alone) in the search path.
+pub(crate) fn in_schema(url: &str, schema: &str) -> String {
+    let joint = if url.contains('?') { '&' } else { '?' };
+    format!("{url}{joint}options=-c%20search_path%3D{schema}")
+}
+
+fn nanos() -> u32 {
+    std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).map_or(0, |d| d.subsec_nanos())
+}
+
+/// Runs a test body once per backend: `mod NAME { fn sqlite; fn postgres }`, each calling `NAME(place)`.
+macro_rules! on_both_backends {
+    ($($name:ident),+ $(,)?) => {$(
+        mod $name {
+            #[tokio::test]
+            async fn sqlite() {
+                super::$name(crate::backends::Place::sqlite()).await;
+            }
+
+            #[tokio::test]
+            async fn postgres() {
+                let test = concat!(module_path!(), "::postgres");
+                if let Some(place) = crate::backends::Place::postgres(test).await {
+                    super::$name(place).await;
+                }
+            }
+        }
+    )+};
+}
