@@ -7,8 +7,9 @@
 #![allow(dead_code)]
 
 use std::io::Write as _;
-use std::sync::Arc;
-use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
+use std::sync::{Arc, Mutex};
+use std::time::Duration;
 
 use terms::safety::SpendJournal;
 use terms::safety::journal::{JournalConfig, SqliteJournal, Store};
@@ -138,7 +139,103 @@ fn nanos() -> u32 {
     std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).map_or(0, |d| d.subsec_nanos())
 }
 
+/// A TCP proxy to the server. Once armed it cuts the connection that sends the next `COMMIT`: before the commit
+/// reaches the server (the transaction is rolled back), or after (it is committed, and its answer is lost). Closed,
+/// it drops every connection and takes no more: the server is gone.
+pub(crate) struct Proxy {
+    port: u16,
+    target: String,
+    /// Set to cut the next commit.
+    pub(crate) armed: Arc<AtomicBool>,
+    /// How many commits it cut.
+    pub(crate) cuts: Arc<AtomicUsize>,
+    tasks: Arc<Mutex<Vec<tokio::task::JoinHandle<()>>>>,
+}
+
+impl Proxy {
+    /// A proxy to the server of `url` (`…@host:port/…`); a cut commit reaches the server when `commit_reaches`.
+    pub(crate) async fn start(url: &str, commit_reaches: bool) -> Self {
+        let target = url.split('@').nth(1).unwrap().split('/').next().unwrap().to_owned();
+        let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+        let port = listener.local_addr().unwrap().port();
+        let (armed, cuts) = (Arc::new(AtomicBool::new(false)), Arc::new(AtomicUsize::new(0)));
+        let tasks = Arc::new(Mutex::new(Vec::new()));
+        let (a, n, t, to) = (armed.clone(), cuts.clone(), tasks.clone(), target.clone());
+        let accept = tokio::spawn(async move {
+            while let Ok((inbound, _)) = listener.accept().await {
+                let outbound = tokio::net::TcpStream::connect(&to).await.unwrap();
+                let pipe = tokio::spawn(pipe(inbound, outbound, a.clone(), n.clone(), commit_reaches));
+                t.lock().unwrap().push(pipe);
+            }
+        });
+        tasks.lock().unwrap().push(accept);
+        Self { port, target, armed, cuts, tasks }
+    }
+
+    /// `url` (of the same server) through the proxy.
+    pub(crate) fn url(&self, url: &str) -> String {
+        url.replacen(&self.target, &format!("127.0.0.1:{}", self.port), 1)
+    }
+
+    /// Drops every connection and takes no more.
+    pub(crate) fn close(&self) {
+        for task in self.tasks.lock().unwrap().drain(..) {
+            task.abort();
+        }
+    }
+}
+
+impl Drop for Proxy {
+    fn drop(&mut self) {
+        self.close();
+    }
+}
+
+async fn pipe(
+    inbound: tokio::net::TcpStream,
+    outbound: tokio::net::TcpStream,
+    armed: Arc<AtomicBool>,
+    cuts: Arc<AtomicUsize>,
+    pass: bool,
+) {
+    use tokio::io::{AsyncReadExt as _, AsyncWriteExt as _};
+    let (mut in_read, mut in_write) = inbound.into_split();
+    let (mut out_read, mut out_write) = outbound.into_split();
+    let cut = Arc::new(AtomicBool::new(false));
+    let c = cut.clone();
+    let back = tokio::spawn(async move {
+        let mut buf = vec![0u8; 16 * 1024];
+        while let Ok(n) = out_read.read(&mut buf).await {
+            if n == 0 || c.load(Ordering::SeqCst) || in_write.write_all(&buf[..n]).await.is_err() {
+                break;
+            }
+        }
+    });
+    let mut buf = vec![0u8; 16 * 1024];
+    while let Ok(n) = in_read.read(&mut buf).await {
+        if n == 0 {
+            break;
+        }
+        let commit = buf[..n].windows(6).any(|w| w == b"COMMIT");
+        if commit && armed.swap(false, Ordering::SeqCst) {
+            cut.store(true, Ordering::SeqCst);
+            cuts.fetch_add(1, Ordering::SeqCst);
+            if pass {
+                out_write.write_all(&buf[..n]).await.unwrap();
+                // The server commits; its answer is dropped on the way back.
+                tokio::time::sleep(Duration::from_millis(300)).await;
+            }
+            break;
+        }
+        if out_write.write_all(&buf[..n]).await.is_err() {
+            break;
+        }
+    }
+    back.abort();
+}
+
 /// Runs a test body once per backend: `mod NAME { fn sqlite; fn postgres }`, each calling `NAME(place)`.
+#[allow(unused_macros)]
 macro_rules! on_both_backends {
     ($($name:ident),+ $(,)?) => {$(
         mod $name {

@@ -4,7 +4,7 @@
 //! are in flight.
 
 use std::collections::{BTreeMap, BTreeSet};
-use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
+use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
@@ -14,10 +14,8 @@ use terms::safety::journal::{JournalConfig, PaymentState, Store};
 use terms::safety::postgres::{PostgresJournal, SCHEMA_VERSION};
 use terms::safety::{Answered, Begun, SpendJournal};
 use terms::{Reason, atr_hash};
-use tokio::io::{AsyncReadExt, AsyncWriteExt};
-use tokio::net::{TcpListener, TcpStream};
 
-use super::backends::{Journal, client, fresh_schema, in_schema, server};
+use super::backends::{Journal, Proxy, client, fresh_schema, in_schema, server};
 use super::{ATR, day, fx, intent, kind, payment};
 
 const ASSET: &str = "eip155:8453/0xAsset";
@@ -104,67 +102,6 @@ async fn a_user_without_the_right_to_migrate_is_told_and_can_use_a_schema_made_f
     assert_eq!(kind(&journal.begin(&intent(&f, "k", "a1", &day(1, 1), 10)).await.unwrap()), "fresh");
 }
 
-/// A TCP proxy to the server that, once armed, cuts the connection that sends the next `COMMIT`: before it reaches
-/// the server (the transaction is rolled back) or after (it is committed, and its answer is lost).
-struct Cutter {
-    port: u16,
-    armed: Arc<AtomicBool>,
-    cuts: Arc<AtomicUsize>,
-}
-
-impl Cutter {
-    async fn start(server: &str, commit_reaches_server: bool) -> Self {
-        let target = server.split('@').nth(1).unwrap().split('/').next().unwrap().to_owned();
-        let listener = TcpListener::bind("127.0.0.1:0").await.unwrap();
-        let port = listener.local_addr().unwrap().port();
-        let (armed, cuts) = (Arc::new(AtomicBool::new(false)), Arc::new(AtomicUsize::new(0)));
-        let (a, n) = (armed.clone(), cuts.clone());
-        tokio::spawn(async move {
-            while let Ok((inbound, _)) = listener.accept().await {
-                let outbound = TcpStream::connect(&target).await.unwrap();
-                tokio::spawn(pipe(inbound, outbound, a.clone(), n.clone(), commit_reaches_server));
-            }
-        });
-        Self { port, armed, cuts }
-    }
-}
-
-async fn pipe(inbound: TcpStream, outbound: TcpStream, armed: Arc<AtomicBool>, cuts: Arc<AtomicUsize>, pass: bool) {
-    let (mut in_read, mut in_write) = inbound.into_split();
-    let (mut out_read, mut out_write) = outbound.into_split();
-    let cut = Arc::new(AtomicBool::new(false));
-    let c = cut.clone();
-    let back = tokio::spawn(async move {
-        let mut buf = vec![0u8; 16 * 1024];
-        while let Ok(n) = out_read.read(&mut buf).await {
-            if n == 0 || c.load(Ordering::SeqCst) || in_write.write_all(&buf[..n]).await.is_err() {
-                break;
-            }
-        }
-    });
-    let mut buf = vec![0u8; 16 * 1024];
-    while let Ok(n) = in_read.read(&mut buf).await {
-        if n == 0 {
-            break;
-        }
-        let commit = buf[..n].windows(6).any(|w| w == b"COMMIT");
-        if commit && armed.swap(false, Ordering::SeqCst) {
-            cut.store(true, Ordering::SeqCst);
-            cuts.fetch_add(1, Ordering::SeqCst);
-            if pass {
-                out_write.write_all(&buf[..n]).await.unwrap();
-                // The server commits; its answer is dropped on the way back.
-                tokio::time::sleep(Duration::from_millis(300)).await;
-            }
-            break;
-        }
-        if out_write.write_all(&buf[..n]).await.is_err() {
-            break;
-        }
-    }
-    back.abort();
-}
-
 #[tokio::test]
 async fn a_connection_dropped_between_reserve_and_commit_leaves_one_reservation_or_none_never_two() {
     let test = concat!(
@@ -173,13 +110,8 @@ async fn a_connection_dropped_between_reserve_and_commit_leaves_one_reservation_
     );
     let Some(server) = server(test) else { return };
     for reaches in [false, true] {
-        let cutter = Cutter::start(&server, reaches).await;
-        let schema = fresh_schema(&server).await;
-        let proxied = schema.replacen(
-            &server.split('@').nth(1).unwrap().split('/').next().unwrap().to_owned(),
-            &format!("127.0.0.1:{}", cutter.port),
-            1,
-        );
+        let cutter = Proxy::start(&server, reaches).await;
+        let proxied = cutter.url(&fresh_schema(&server).await);
         let journal = PostgresJournal::connect(&proxied).await.unwrap();
         let f = fx();
         let claims = day(2, 1);

@@ -10,7 +10,7 @@ use tokio_postgres::error::SqlState;
 use tokio_postgres::types::ToSql;
 
 use super::Fail;
-use crate::gate::{Answered, Begun, Ended, Intent};
+use crate::gate::{Answered, Begun, Claim, Ended, Intent};
 use crate::safety::journal::rules::{self, Change, Held, Next, Prior, int, now};
 use crate::safety::journal::{PaymentState, Stage};
 
@@ -198,12 +198,23 @@ async fn begin(tx: &Transaction<'_>, intent: &Intent<'_>, lease: u64) -> Result<
         return Ok(Begun::OverBudget(claim.clone()));
     }
     let (purchase, chosen, quote) = rules::intent_json(intent).map_err(Fail::Refused)?;
+    // The attempt and its reservations in one statement (one round trip under the budgets' locks), the
+    // reservations in the claims' order. A window past what a BIGINT holds is kept as the most it does.
+    let column = |f: fn(&Claim) -> String| intent.claims.iter().map(f).collect::<Vec<_>>();
+    let (budgets, scopes, assets) =
+        (column(|c| c.budget.clone()), column(|c| c.scope.clone()), column(|c| c.asset.clone()));
+    let amounts = column(|c| c.amount.to_string());
+    let windows: Vec<i64> = intent.claims.iter().map(|c| i64::try_from(c.window).unwrap_or(i64::MAX)).collect();
     let inserted = exec(
         tx,
-        "INSERT INTO terms_attempts (attempt, key, role, pairing, account, h, payee, purchase, chosen, quote, stage, \
-         payment_state, execution, response, retry, moving, payment, answer, decline, cause, created_at, updated_at) \
-         VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, 'intent', 'not-paid', 'not-started', NULL, 'safe', false, \
-         NULL, NULL, NULL, NULL, $11, $11)",
+        "WITH attempt AS (INSERT INTO terms_attempts (attempt, key, role, pairing, account, h, payee, purchase, \
+         chosen, quote, stage, payment_state, execution, response, retry, moving, payment, answer, decline, cause, \
+         created_at, updated_at) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, 'intent', 'not-paid', \
+         'not-started', NULL, 'safe', false, NULL, NULL, NULL, NULL, $11, $11) RETURNING attempt) \
+         INSERT INTO terms_reservations (attempt, budget, scope, asset, window_seconds, amount, at, state) \
+         SELECT attempt.attempt, c.budget, c.scope, c.asset, c.window_seconds, c.amount, $11, 'reserved' \
+         FROM attempt, unnest($12::TEXT[], $13::TEXT[], $14::TEXT[], $15::BIGINT[], $16::TEXT[]) WITH ORDINALITY \
+         AS c (budget, scope, asset, window_seconds, amount, n) ORDER BY c.n",
         &[
             &intent.attempt,
             &intent.key,
@@ -216,6 +227,11 @@ async fn begin(tx: &Transaction<'_>, intent: &Intent<'_>, lease: u64) -> Result<
             &chosen,
             &quote,
             &at,
+            &budgets,
+            &scopes,
+            &assets,
+            &windows,
+            &amounts,
         ],
     )
     .await;
@@ -225,18 +241,6 @@ async fn begin(tx: &Transaction<'_>, intent: &Intent<'_>, lease: u64) -> Result<
         }
         other => other?,
     };
-    for claim in intent.claims {
-        // The window is kept for reading back; one past what a BIGINT holds is kept as the most it does.
-        let seconds = i64::try_from(claim.window).unwrap_or(i64::MAX);
-        let amount = claim.amount.to_string();
-        exec(
-            tx,
-            "INSERT INTO terms_reservations (attempt, budget, scope, asset, window_seconds, amount, at, state) \
-             VALUES ($1, $2, $3, $4, $5, $6, $7, 'reserved')",
-            &[&intent.attempt, &claim.budget, &claim.scope, &claim.asset, &seconds, &amount, &at],
-        )
-        .await?;
-    }
     Ok(Begun::Fresh)
 }
 
