@@ -15,6 +15,47 @@ use crate::gate::{Answered, Begun, Claim, Ended, Intent, Role};
 use crate::hash::{AtrHash, atr_hash};
 use crate::refusal::Reason;
 
+/// The columns of an attempt's row that both schemas write alike (as SQL, for `concat!`): all but the attempt's id
+/// (the key), `moving` and the two times, which each database types its own way. A stored state is one of the
+/// names its enum writes.
+macro_rules! attempt_columns {
+    () => {
+        "
+  key TEXT NOT NULL,
+  role TEXT NOT NULL CHECK (role IN ('payment', 'agreement', 'voucher')),
+  pairing TEXT NOT NULL,
+  account TEXT NOT NULL,
+  h TEXT NOT NULL,
+  payee TEXT NOT NULL,
+  purchase TEXT,
+  chosen TEXT NOT NULL,
+  quote TEXT NOT NULL,
+  stage TEXT NOT NULL CHECK (stage IN ('intent', 'signed', 'ended', 'answered', 'lapsed')),
+  payment_state TEXT NOT NULL CHECK (payment_state IN ('not-paid', 'unknown', 'settled')),
+  execution TEXT NOT NULL CHECK (execution IN ('not-started', 'queued', 'running', 'failed', 'completed')),
+  response TEXT CHECK (response IN ('received', 'lost')),
+  retry TEXT NOT NULL CHECK (retry IN ('safe', 'query-first', 'forbidden')),
+  payment TEXT,
+  answer TEXT,
+  decline TEXT,
+  cause TEXT,"
+    };
+}
+
+/// The columns of a reservation's row that both schemas write alike: all but its attempt, window and time.
+macro_rules! reservation_columns {
+    () => {
+        "
+  budget TEXT NOT NULL,
+  scope TEXT NOT NULL,
+  asset TEXT NOT NULL,
+  amount TEXT NOT NULL,
+  state TEXT NOT NULL CHECK (state IN ('reserved', 'committed', 'released')),"
+    };
+}
+
+pub(crate) use {attempt_columns, reservation_columns};
+
 /// Every column of an attempt's row, in the order [`Raw`] holds them.
 pub(crate) const COLUMNS: &str = "attempt, key, role, pairing, account, h, payee, purchase, chosen, quote, stage, \
                                   payment_state, execution, response, retry, moving, payment, answer, decline, \

@@ -16,7 +16,7 @@ use deadpool_postgres::Object;
 use tokio_postgres::error::SqlState;
 
 use super::Fail;
-use crate::safety::journal::rules::now;
+use crate::safety::journal::rules::{self, now};
 
 /// The schema version this build migrates to and reads.
 pub const SCHEMA_VERSION: i32 = 1;
@@ -27,49 +27,32 @@ const MIGRATION_LOCK: i64 = 0x7465_726d_6a6e_6c31;
 /// Each version's SQL, applied in order to reach it.
 const MIGRATIONS: &[(i32, &str)] = &[(1, V1)];
 
-const V1: &str = "
+const V1: &str = concat!(
+    "
 CREATE TABLE terms_atr (h TEXT PRIMARY KEY, bytes BYTEA NOT NULL);
 CREATE TABLE terms_attempts (
   seq BIGINT GENERATED ALWAYS AS IDENTITY UNIQUE,
-  attempt TEXT PRIMARY KEY,
-  key TEXT NOT NULL,
-  role TEXT NOT NULL CHECK (role IN ('payment', 'agreement', 'voucher')),
-  pairing TEXT NOT NULL,
-  account TEXT NOT NULL,
-  h TEXT NOT NULL,
-  payee TEXT NOT NULL,
-  purchase TEXT,
-  chosen TEXT NOT NULL,
-  quote TEXT NOT NULL,
-  stage TEXT NOT NULL CHECK (stage IN ('intent', 'signed', 'ended', 'answered', 'lapsed')),
-  payment_state TEXT NOT NULL CHECK (payment_state IN ('not-paid', 'unknown', 'settled')),
-  execution TEXT NOT NULL CHECK (execution IN ('not-started', 'queued', 'running', 'failed', 'completed')),
-  response TEXT CHECK (response IN ('received', 'lost')),
-  retry TEXT NOT NULL CHECK (retry IN ('safe', 'query-first', 'forbidden')),
+  attempt TEXT PRIMARY KEY,",
+    rules::attempt_columns!(),
+    "
   moving BOOLEAN NOT NULL,
-  payment TEXT,
-  answer TEXT,
-  decline TEXT,
-  cause TEXT,
   created_at BIGINT NOT NULL,
   updated_at BIGINT NOT NULL
 );
 CREATE INDEX terms_attempts_by_key ON terms_attempts (key, role, seq);
 CREATE INDEX terms_attempts_by_time ON terms_attempts (created_at);
-CREATE TABLE terms_reservations (
+CREATE TABLE terms_reservations (",
+    rules::reservation_columns!(),
+    "
   seq BIGINT GENERATED ALWAYS AS IDENTITY PRIMARY KEY,
   attempt TEXT NOT NULL REFERENCES terms_attempts (attempt),
-  budget TEXT NOT NULL,
-  scope TEXT NOT NULL,
-  asset TEXT NOT NULL,
   window_seconds BIGINT NOT NULL,
-  amount TEXT NOT NULL,
-  at BIGINT NOT NULL,
-  state TEXT NOT NULL CHECK (state IN ('reserved', 'committed', 'released'))
+  at BIGINT NOT NULL
 );
 CREATE INDEX terms_reservations_by_budget ON terms_reservations (budget, scope, asset, at);
 CREATE INDEX terms_reservations_by_attempt ON terms_reservations (attempt);
-";
+"
+);
 
 /// The newest version applied, 0 where there is no `terms_schema`; a version past this build's refuses.
 async fn version(client: &impl deadpool_postgres::GenericClient) -> Result<i32, Fail> {
