@@ -170,14 +170,6 @@ fn same_budget(a: &Claim, b: &Claim) -> bool {
     a.budget == b.budget && a.scope == b.scope && a.asset == b.asset
 }
 
-/// The budgets an intent claims, each once, in one order (every backend that locks budgets locks them in it).
-pub(crate) fn budgets<'c>(claims: &'c [Claim]) -> Vec<(&'c str, &'c str, &'c str)> {
-    let mut all: Vec<_> = claims.iter().map(|c| (c.budget.as_str(), c.scope.as_str(), c.asset.as_str())).collect();
-    all.sort_unstable();
-    all.dedup();
-    all
-}
-
 /// The intent's JSON columns: the purchase (where named), the choice and the quote.
 pub(crate) fn intent_json(intent: &Intent<'_>) -> Result<(Option<String>, String, String), String> {
     let text = |value: Result<String, serde_json::Error>| value.map_err(|e| e.to_string());
@@ -491,7 +483,18 @@ mod tests {
         assert!(!same_budget(&c("day", "", "a"), &c("day", "", "b")));
         assert!(!same_budget(&c("day", "", "a"), &c("day", "p", "a")));
         assert!(!same_budget(&c("day", "", "a"), &c("hour", "", "a")));
-        let claims = [c("day", "", "b"), c("day", "", "a"), c("day", "", "b")];
-        assert_eq!(budgets(&claims), [("day", "", "a"), ("day", "", "b")]);
+    }
+
+    #[test]
+    fn a_window_sums_exactly_and_a_sum_past_two_to_the_256_leaves_nothing() {
+        let mut held = Held::default();
+        assert!(held.add("b", "5", "reserved").is_ok() && held.add("b", "7", "committed").is_ok());
+        assert_eq!(held.total(), Some(U256::from(12)));
+        assert_eq!(held.usage(U256::from(20)), BudgetUse::new(U256::from(7), U256::from(5), U256::from(20)));
+        // A sum the database made past 2^256 - 1 (78 digits of 9): over, never wrapped, never an error.
+        assert!(held.add("b", &"9".repeat(78), "committed").is_ok());
+        assert_eq!((held.committed, held.total()), (None, None));
+        assert_eq!(held.usage(U256::MAX).remaining, U256::ZERO);
+        assert!(held.add("b", "12x", "reserved").is_err() && held.add("b", "", "reserved").is_err());
     }
 }

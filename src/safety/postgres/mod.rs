@@ -96,6 +96,8 @@ enum Fail {
     Pool(PoolError),
     /// The journal refused (the sentence says why).
     Refused(String),
+    /// The server did not answer within the time a call may take (a network that drops packets without a word).
+    Silent(Duration),
 }
 
 impl From<tokio_postgres::Error> for Fail {
@@ -115,15 +117,8 @@ impl Fail {
     /// answer: the transaction is gone on the server's side, and the same work may be tried on a new connection.
     fn is_connection(&self) -> bool {
         match self {
-            Self::Sql(e) => match e.code() {
-                None => true,
-                Some(code) => {
-                    code.code().starts_with("08")
-                        || [SqlState::ADMIN_SHUTDOWN, SqlState::CRASH_SHUTDOWN, SqlState::CANNOT_CONNECT_NOW]
-                            .contains(code)
-                }
-            },
-            Self::Pool(PoolError::Backend(_) | PoolError::Timeout(deadpool_postgres::TimeoutType::Create)) => true,
+            Self::Sql(e) | Self::Pool(PoolError::Backend(e)) => lost(e),
+            Self::Pool(PoolError::Timeout(deadpool_postgres::TimeoutType::Create)) | Self::Silent(_) => true,
             Self::Pool(_) | Self::Refused(_) => false,
         }
     }
@@ -133,6 +128,18 @@ impl Fail {
     fn is_race(&self) -> bool {
         let Self::Sql(e) = self else { return false };
         e.code().is_some_and(|c| *c == SqlState::T_R_DEADLOCK_DETECTED || *c == SqlState::T_R_SERIALIZATION_FAILURE)
+    }
+}
+
+/// Whether an error is the connection's: no answer from the server (the link broke, nothing listens), a connection
+/// exception (class 08), or the server shutting down or starting up. A password refused is an answer.
+fn lost(e: &tokio_postgres::Error) -> bool {
+    match e.code() {
+        None => true,
+        Some(code) => {
+            code.code().starts_with("08")
+                || [SqlState::ADMIN_SHUTDOWN, SqlState::CRASH_SHUTDOWN, SqlState::CANNOT_CONNECT_NOW].contains(code)
+        }
     }
 }
 
@@ -210,13 +217,18 @@ impl PostgresJournal {
                 }
                 write::run(&mut client, &op, self.config.lease_seconds).await
             };
-            let fail = match tried.await {
-                Ok(Ok(done)) => return Ok(done),
-                Ok(Err(write::Commit(fail))) => {
+            let fail = match bounded(deadline, tried).await {
+                Ok(Ok(Ok(done))) => return Ok(done),
+                Ok(Ok(Err(write::Commit(fail)))) => {
                     unsure |= fail.is_connection();
                     fail
                 }
-                Err(fail) => fail,
+                Ok(Err(fail)) => fail,
+                // Cut short where it was: its commit may have been on its way.
+                Err(fail) => {
+                    unsure = true;
+                    fail
+                }
             };
             let again = fail.is_race() || fail.is_connection();
             if !again || tokio::time::Instant::now() >= deadline {
@@ -236,7 +248,7 @@ impl PostgresJournal {
                 let mut client: Object = self.pool.get().await?;
                 read::run(&mut client, &op).await
             };
-            match tried.await {
+            match bounded(deadline, tried).await.and_then(|out| out) {
                 Ok(out) => {
                     return pick(out).ok_or_else(|| JournalError(format!("the journal on {} misread", self.target)));
                 }
@@ -295,6 +307,14 @@ impl PostgresJournal {
     }
 }
 
+/// Runs one try, given until `deadline` and a grace of a second (the server's own `lock_timeout` answers first);
+/// past that, [`Fail::Silent`].
+async fn bounded<T>(deadline: tokio::time::Instant, work: impl Future<Output = T>) -> Result<T, Fail> {
+    let grace = Duration::from_secs(1);
+    let room = deadline.saturating_duration_since(tokio::time::Instant::now()) + grace;
+    tokio::time::timeout(room, work).await.map_err(|_| Fail::Silent(room))
+}
+
 /// A failure's words: the server's message (and detail) where it answered, else what broke.
 fn text(fail: &Fail) -> String {
     match fail {
@@ -302,6 +322,7 @@ fn text(fail: &Fail) -> String {
         Fail::Pool(PoolError::Backend(e)) => words(e),
         Fail::Pool(e) => e.to_string(),
         Fail::Refused(why) => why.clone(),
+        Fail::Silent(after) => format!("the server did not answer within {} ms", after.as_millis()),
     }
 }
 

@@ -12,7 +12,7 @@ use tokio_postgres::types::ToSql;
 use super::Fail;
 use crate::gate::{Answered, Begun, Claim, Ended, Intent};
 use crate::safety::journal::rules::{self, Change, Held, Next, Prior, int, now};
-use crate::safety::journal::{PaymentState, Stage};
+use crate::safety::journal::{PaymentState, ReservationState, Stage};
 
 /// One write the gate asks for.
 #[derive(Debug, Clone, Copy)]
@@ -184,7 +184,7 @@ async fn begin(tx: &Transaction<'_>, intent: &Intent<'_>, lease: u64) -> Result<
     }
     // Each budget it claims, locked in one order: from here until the commit no other begin reserves from it.
     let mut budgets: Vec<i64> =
-        rules::budgets(intent.claims).into_iter().map(|(b, s, a)| lock_key(&["budget", b, s, a])).collect();
+        intent.claims.iter().map(|c| lock_key(&["budget", &c.budget, &c.scope, &c.asset])).collect();
     budgets.sort_unstable();
     budgets.dedup();
     for key in budgets {
@@ -256,14 +256,20 @@ pub(super) async fn window(
 ) -> Result<Held, Fail> {
     let rows = rows(
         tx,
-        "SELECT sum(amount::numeric)::text, state FROM terms_reservations WHERE budget = $1 AND scope = $2 \
-         AND asset = $3 AND at > $4 AND state != 'released' GROUP BY state",
+        "SELECT (sum(amount::numeric) FILTER (WHERE state = 'committed'))::text, \
+         (sum(amount::numeric) FILTER (WHERE state = 'reserved'))::text FROM terms_reservations \
+         WHERE budget = $1 AND scope = $2 AND asset = $3 AND at > $4",
         &[&budget, &scope, &asset, &rules::window_start(window, now)],
     )
     .await?;
     let mut held = Held::default();
     for row in &rows {
-        held.add(budget, row.get(0), row.get(1)).map_err(Fail::Refused)?;
+        // A state with nothing in the window sums to NULL.
+        for (column, state) in [(0, ReservationState::Committed), (1, ReservationState::Reserved)] {
+            if let Some(sum) = row.get::<_, Option<&str>>(column) {
+                held.add(budget, sum, state.as_str()).map_err(Fail::Refused)?;
+            }
+        }
     }
     Ok(held)
 }
