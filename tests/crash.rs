@@ -471,8 +471,8 @@ mod sigkill_at_every_step_and_at_random_instants_loses_nothing_and_pays_nothing_
 fn harness(server: Option<&str>, random: usize, least: usize) {
     let backend = if server.is_some() { "postgres" } else { "sqlite" };
     let spec = |dir: &Path| match server {
-        None => format!("sqlite:{}", dir.join("journal.db").display()),
-        Some(url) => format!("postgres:{}", runtime().block_on(backends::fresh_schema(url))),
+        None => format!("sqlite://{}", dir.join("journal.db").display()),
+        Some(url) => runtime().block_on(backends::fresh_schema(url)),
     };
     let mut tally = Tally::default();
     let (mut timed, mut in_writes) = (0, 0);

@@ -11,17 +11,11 @@ use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
-use terms::safety::SpendJournal;
-use terms::safety::journal::{JournalConfig, SqliteJournal, Store};
-use terms::safety::postgres::PostgresJournal;
+pub(crate) use terms::safety::journal::Journal;
+use terms::safety::journal::{JournalConfig, JournalTarget};
 
 /// The variable the PostgreSQL tests read.
 pub(crate) const VAR: &str = "TERMS_TEST_POSTGRES";
-
-/// A journal of either backend: the gate's seam and the store.
-pub(crate) trait Journal: SpendJournal + Store {}
-
-impl<T: SpendJournal + Store + ?Sized> Journal for T {}
 
 /// The server's URL, or `None` after saying on stderr that `test` is skipped (a failure under CI).
 pub(crate) fn server(test: &str) -> Option<String> {
@@ -76,11 +70,12 @@ impl Place {
         }
     }
 
-    /// What a child process is given to open the same journal ([`open_spec`]).
+    /// What a child process is given to open the same journal ([`open_spec`]): the journal as a configuration
+    /// file names it.
     pub(crate) fn spec(&self) -> String {
         match self {
-            Self::Sqlite(dir) => format!("sqlite:{}", dir.path().join("journal.db").display()),
-            Self::Postgres { url, .. } => format!("postgres:{url}"),
+            Self::Sqlite(dir) => format!("sqlite://{}", dir.path().join("journal.db").display()),
+            Self::Postgres { url, .. } => url.clone(),
         }
     }
 
@@ -103,13 +98,9 @@ impl Place {
     }
 }
 
-/// Opens the journal a [`Place::spec`] names.
+/// Opens the journal a [`Place::spec`] names, as the crate reads a configuration's `journal = "…"`.
 pub(crate) async fn open_spec(spec: &str, config: JournalConfig) -> Arc<dyn Journal> {
-    if let Some(path) = spec.strip_prefix("sqlite:") {
-        return Arc::new(SqliteJournal::open_with(path, config).unwrap());
-    }
-    let url = spec.strip_prefix("postgres:").expect("a journal spec");
-    Arc::new(PostgresJournal::connect_with(url, config).await.unwrap())
+    JournalTarget::parse(spec).unwrap().open(config).await.unwrap()
 }
 
 /// A client of the server, for a test's own SQL.
