@@ -8,14 +8,13 @@ use std::hint::black_box;
 
 use criterion::{BatchSize, Criterion, Throughput, criterion_group, criterion_main};
 use serde_json::{Value, json};
-use terms::BoxFuture;
 use terms::LocalSigner;
-use terms::{Body, Fetch, FetchError, Request, Response};
 use terms::{FixedClock, Options, Signer, confirm, finish, transact};
 
-const ATR: &str = "7b2261747256657273696f6e223a2231222c226964223a2230663866616435622d643963622d343639662d613136352d373038363737323839353065222c2278343032223a7b227a223a312e302c2261223a226361665c7530306539227d2c2273656c6c6572223a7b226e6f7465223a22436166c3a920e280942033302064c3ad617320e29c93227d7d";
+mod support;
+use support::{KEY, Memory, NOW};
+
 const H: &str = "0x8b1e122580ae3f6a8c3d36a24294e1260a87bde70f597279b973e39310072938";
-const KEY: &str = "0xac0974bec39a17e36ba4a6b4d238ff944bacb478cbed5efcae784d7bf4f2ff80";
 
 fn offer() -> Value {
     json!({
@@ -33,22 +32,12 @@ fn offer() -> Value {
     })
 }
 
-/// Serves the ATR from memory.
-struct Memory(bytes::Bytes);
-
-impl Fetch for Memory {
-    fn get<'a>(&'a self, _request: Request<'a>) -> BoxFuture<'a, Result<Response, FetchError>> {
-        let body = self.0.clone();
-        Box::pin(async move { Ok(Response::new(200, vec![], Body::from_bytes(body))) })
-    }
-}
-
 fn gate(c: &mut Criterion) {
     let rt = tokio::runtime::Builder::new_current_thread().enable_all().build().unwrap();
     let pairing = terms::pairing("x402/exact/eip155/eip3009").unwrap();
     let wallet = LocalSigner::from_hex(KEY, 84_532).unwrap();
-    let seller = Memory(hex::decode(ATR).unwrap().into());
-    let options = Options::new().clock(FixedClock(1_790_000_000));
+    let seller = Memory::atr();
+    let options = Options::new().clock(FixedClock(NOW));
     let doc = offer();
 
     // The document is handed over, as a caller that decoded it from the header does: the gate moves it into the

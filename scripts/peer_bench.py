@@ -1,8 +1,11 @@
 """Times the Python reference (integraledger-terms 0.4.0) on the quickstart payment: transact with a local key,
-confirm with an in-memory fetch, finish, and SHA-256 of 1 MiB (or only the calls named after the seconds: transact,
-confirm, finish, atr_hash_1mib). Prints one JSON object of median seconds per call."""
+confirm with an in-memory fetch, finish, and SHA-256 of 1 MiB; and on the same ATR paid by an MPP EVM charge
+(mpp/charge/evm/authorization, the challenge benches/mpp.rs builds): transact, confirm, finish. Only the calls named
+after the seconds run (transact, confirm, finish, atr_hash_1mib, mpp_transact, mpp_confirm, mpp_finish). Prints one
+JSON object of median seconds per call."""
 
 import asyncio
+import base64
 import hashlib
 import json
 import statistics
@@ -38,6 +41,28 @@ DOC = {
 }
 _gate._now = lambda: 1790000000
 PAIRING = t.X402_EXACT_EIP155_EIP3009
+
+
+def b64url_jcs(value):
+    """base64url (no padding) of the value's RFC 8785 form: sorted keys, no spaces (exact for these ASCII values)."""
+    text = json.dumps(value, sort_keys=True, separators=(",", ":"))
+    return base64.urlsafe_b64encode(text.encode()).decode().rstrip("=")
+
+
+# The challenge of benches/mpp.rs: 0.01 USDC on Base Sepolia, the id carrying H at position 0, expiring at now + 60.
+MPP_DOC = [{
+    "id": base64.urlsafe_b64encode(bytes.fromhex(H[2:])).decode().rstrip("=") + ".0",
+    "realm": "api.seller.example", "method": "evm", "intent": "charge",
+    "request": b64url_jcs({
+        "amount": "10000", "currency": "0x036CbD53842c5426634e7929541eC2318f3dCF7e",
+        "methodDetails": {"chainId": 84532, "credentialTypes": ["authorization"]},
+        "recipient": "0x209693Bc6afc0C5328bA36FaF03C514EF312287C",
+    }),
+    "expires": "2026-09-21T14:14:20Z",
+    "opaque": b64url_jcs({"legalContext": f"lcp:sha256:{H}", "legalContextUrl": f"https://atr.seller.example/{H}"}),
+}]
+MPP_INPUTS = {"tokenDomain": {"name": "USDC", "version": "2"}}
+MPP = t.MPP_CHARGE_EVM_AUTHORIZATION
 
 
 class LocalSigner:
@@ -89,12 +114,29 @@ async def main(seconds, names):
         r = t.finish(ATR, confirmed.chosen, answer, PAIRING)
         assert not isinstance(r, t.Declined), r
 
+    async def mpp_transact():
+        r = await t.transact(MPP_DOC, MPP, signer, client, inputs=MPP_INPUTS)
+        assert isinstance(r, t.Transacted), r
+
+    async def mpp_confirm():
+        r = await t.confirm(MPP_DOC, MPP, signer.account, client, MPP_INPUTS)
+        assert isinstance(r, t.Confirmed), r
+
+    mpp_confirmed = await t.confirm(MPP_DOC, MPP, signer.account, client, MPP_INPUTS)
+    assert isinstance(mpp_confirmed, t.Confirmed), mpp_confirmed
+    mpp_answer = await signer.sign(mpp_confirmed.request)
+
+    async def mpp_finish():
+        r = t.finish(ATR, mpp_confirmed.chosen, mpp_answer, MPP)
+        assert isinstance(r, t.Finished), r
+
     mib = b"\x5a" * t.MAX_ATR_BYTES
 
     async def sha():
         t.atr_hash(mib)
 
-    calls = {"transact": transact, "confirm": confirm, "finish": finish, "atr_hash_1mib": sha}
+    calls = {"transact": transact, "confirm": confirm, "finish": finish, "atr_hash_1mib": sha,
+             "mpp_transact": mpp_transact, "mpp_confirm": mpp_confirm, "mpp_finish": mpp_finish}
     for name in names or list(calls):
         out[name] = await timed(calls[name], seconds)
     print(json.dumps(out))

@@ -23,7 +23,7 @@ pub(crate) fn b64u_encode(bytes: &[u8]) -> String {
 }
 
 /// The bytes of unpadded base64url in its canonical form; `None` for anything else.
-#[allow(dead_code, reason = "MPP credentials are base64url; the crate reads none until the mpp feature lands")]
+#[cfg_attr(not(feature = "mpp"), allow(dead_code, reason = "MPP's challenges, credentials and receipts are base64url"))]
 pub(crate) fn b64u_decode(text: &str) -> Option<Vec<u8>> {
     let bytes = URL_SAFE_NO_PAD.decode(text).ok()?;
     (URL_SAFE_NO_PAD.encode(&bytes) == text).then_some(bytes)

@@ -42,6 +42,9 @@ mod local;
 #[cfg(feature = "mcp")]
 #[cfg_attr(docsrs, doc(cfg(feature = "mcp")))]
 pub mod mcp;
+#[cfg(feature = "mpp")]
+#[cfg_attr(docsrs, doc(cfg(feature = "mpp")))]
+pub mod mpp;
 pub mod pairing;
 #[cfg_attr(
     not(all(feature = "x402", feature = "evm")),

@@ -25,7 +25,10 @@ impl Payment {
     }
 
     /// Text the crate wrote with [`crate::json::exact_object`] or [`exact_string`].
-    #[cfg_attr(not(feature = "x402"), allow(dead_code, reason = "only the x402 payment writer writes exact text"))]
+    #[cfg_attr(
+        not(any(feature = "x402", feature = "mpp")),
+        allow(dead_code, reason = "only the x402 and MPP payment writers write exact text")
+    )]
     pub(crate) fn from_exact_text(text: String) -> Self {
         Self(text)
     }
@@ -50,6 +53,15 @@ impl Payment {
     /// the payment. `None` when the payment nests more than 64 levels, which the protocols' JSON readers refuse.
     pub fn header(&self) -> Option<String> {
         to_js_string(&self.to_value()).map(|text| b64_encode(text.as_bytes()))
+    }
+
+    /// The value of MPP's `Authorization` header for a credential: `Payment `, then unpadded base64url of the text
+    /// JSON.stringify writes for it (the twin of [`Payment::header`]). `None` when the credential nests more than 64
+    /// levels, which no MPP pairing builds.
+    #[cfg(feature = "mpp")]
+    #[cfg_attr(docsrs, doc(cfg(feature = "mpp")))]
+    pub fn authorization(&self) -> Option<String> {
+        to_js_string(&self.to_value()).map(|text| format!("Payment {}", crate::codec::b64u_encode(text.as_bytes())))
     }
 }
 

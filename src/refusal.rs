@@ -17,7 +17,7 @@ macro_rules! reasons {
         impl Reason {
             /// Every reason, in the order they are written.
             #[cfg(test)]
-            const ALL: &'static [Self] = &[$(Self::$variant,)+];
+            pub(crate) const ALL: &'static [Self] = &[$(Self::$variant,)+];
 
             /// The reason as the reference writes it, e.g. `no-payable-option`.
             pub const fn as_str(self) -> &'static str {
@@ -108,6 +108,102 @@ reasons! {
     MemberFailed => "member-failed",
     /// The pairing's read-back of H panicked.
     BoundFailed => "bound-failed",
+    /// MPP: a `WWW-Authenticate` value is over 8 KiB, does not follow RFC 9110's challenge grammar, or holds
+    /// more than 32 `Payment` challenges.
+    HeaderMalformed => "header-malformed",
+    /// MPP: a challenge is not of MPP's shape (a parameter repeated, missing or empty; a member not a string), or
+    /// an H or position given to derive an id is not of its form.
+    ChallengeMalformed => "challenge-malformed",
+    /// MPP: the challenge id does not carry an H in the form its intent and method take (`base64url(H).position`).
+    IdNotOurs => "id-not-ours",
+    /// MPP: the challenge's `request` is not base64url of a JSON object within its bounds, or a member the method
+    /// reads is not of its form.
+    RequestMalformed => "request-malformed",
+    /// MPP: the challenge's `request` is not base64url of its RFC 8785 form, where the pairing hashes it as received.
+    RequestNotJcs => "request-not-jcs",
+    /// MPP: the challenge's `opaque` is not base64url of a flat map of strings.
+    OpaqueMalformed => "opaque-malformed",
+    /// MPP: the echoed challenge's `opaque` names no H, or another H than its id.
+    OpaqueNotThisHash => "opaque-not-this-hash",
+    /// MPP: a member the pairing writes H into is already the seller's, as issued.
+    CarrierTaken => "carrier-taken",
+    /// MPP: the method's reference field already holds another value.
+    CarrierOccupied => "carrier-occupied",
+    /// MPP: the method's carrier of H does not name this challenge.
+    CarrierNotChallenge => "carrier-not-challenge",
+    /// MPP: the challenge carries no `expires` the pairing needs, or one that is not an RFC 3339 date-time.
+    ExpiresRequired => "expires-required",
+    /// MPP (ours, not the reference's): every challenge that offers the pairing has expired by the gate's clock.
+    ChallengeExpired => "challenge-expired",
+    /// MPP: the challenge is of another intent, method or credential type than the pairing's.
+    NotThisPairing => "not-this-pairing",
+    /// MPP: the challenge's method names no network.
+    NetworkUnnamed => "network-unnamed",
+    /// A Solana challenge names a network with no CAIP-2 id (localnet).
+    NetworkUndeclared => "network-undeclared",
+    /// An XRP Ledger challenge names no network.
+    NetworkMissing => "network-missing",
+    /// A Hedera challenge's chain id is not one Hedera names (295, 296).
+    ChainIdUnnamed => "chain-id-unnamed",
+    /// MPP: a session or subscription challenge's `chainId` is absent or not a positive safe integer.
+    ChainIdRequired => "chain-id-required",
+    /// MPP: a session challenge's escrow contract is not an address.
+    EscrowMalformed => "escrow-malformed",
+    /// MPP: a Tempo session's `sessionProtocol` is not `v1` or `v2`.
+    SessionProtocol => "session-protocol",
+    /// MPP: a session credential's action is not one the pairing takes.
+    SessionAction => "session-action",
+    /// MPP: a session challenge already names a channel (it resumes one, it does not open one).
+    ChannelNamed => "channel-named",
+    /// MPP: the session's channel does not commit to H.
+    ChannelNotBound => "channel-not-bound",
+    /// MPP: the credential is not of MPP's shape or bounds (64 KiB, 16 levels), or a signer's answer is not of its
+    /// form.
+    CredentialMalformed => "credential-malformed",
+    /// MPP: the credential's payload type is not the pairing's.
+    CredentialType => "credential-type",
+    /// MPP: the challenge's `credentialTypes` is empty, or names a type the method does not define.
+    CredentialTypes => "credential-types",
+    /// MPP: the challenge's `splits` are not of their form.
+    SplitsMalformed => "splits-malformed",
+    /// MPP: a Tempo charge leaves no mode the pairing pays in.
+    ModesPullOnly => "modes-pull-only",
+    /// MPP: a Stripe `metadata` map is not within Stripe's bounds.
+    MetadataMalformed => "metadata-malformed",
+    /// MPP: a `usdc` challenge does not name exactly one profile with its details.
+    UsdcProfile => "usdc-profile",
+    /// MPP: a Tempo subscription's access key is not of its form.
+    AccessKeyMalformed => "access-key-malformed",
+    /// MPP: an attribution memo is not 32 bytes of hex.
+    AttributionMalformed => "attribution-malformed",
+    /// MPP: an attribution memo is not this realm's and challenge's.
+    AttributionMismatch => "attribution-mismatch",
+    /// MPP: the signed EIP-3009 nonce is not the challenge hash.
+    NonceNotChallengeHash => "nonce-not-challenge-hash",
+    /// MPP: a session voucher signs another channel.
+    NonceNotChannel => "nonce-not-channel",
+    /// MPP: the signed nonce is not the `usdc` derivation of the challenge.
+    NonceNotUsdcDerivation => "nonce-not-usdc-derivation",
+    /// MPP: the session channel's salt is not H.
+    SaltNotThisHash => "salt-not-this-hash",
+    /// MPP: the Gateway burn intent's salt is not the `usdc` derivation of the challenge.
+    SaltNotUsdcDerivation => "salt-not-usdc-derivation",
+    /// MPP: the Permit2 witness is not the challenge hash.
+    WitnessNotChallengeHash => "witness-not-challenge-hash",
+    /// MPP: the Circle Gateway burn intent cannot be read.
+    GatewayUnread => "gateway-unread",
+    /// MPP: the credential names no `source` where the pairing needs one.
+    SourceRequired => "source-required",
+    /// MPP: the Stacks transfer's memo is not H.
+    StacksMemoNotH => "stacks-memo-not-h",
+    /// MPP: the Stacks transaction cannot be read.
+    StacksTxMalformed => "stacks-tx-malformed",
+    /// MPP: the in-session action is not one the pairing builds.
+    WithinActionNotBuilt => "within-action-not-built",
+    /// NEAR Intents: the credential is not a push credential of type `hash`, the one the pairing reads H beside.
+    NotHashCredential => "not-hash-credential",
+    /// NEAR Intents: the echoed request's `externalId` is not an LCP string (`lcp:sha256:0x` and 64 hex digits).
+    MemoNotLcp => "memo-not-lcp",
     /// Policy (ours): the resource bought is not one the policy allows, or the payment names none.
     ResourceNotAllowed => "resource-not-allowed",
     /// Policy (ours): the network is not one the policy allows.
@@ -134,6 +230,14 @@ reasons! {
     InFlight => "in-flight",
     /// Journal (ours): a payment for the same purchase may have moved and nothing can be re-sent: ask first.
     StateUnknown => "state-unknown",
+    /// An amount is not a decimal string below 2^256.
+    AmountMalformed => "amount-malformed",
+    /// A signed transaction is for another chain than the payment's.
+    ChainMismatch => "chain-mismatch",
+    /// A signed transaction has another nonce than the buyer named.
+    NonceMismatch => "nonce-mismatch",
+    /// A signed transaction calls another contract, with other calldata, or moves value.
+    CallMismatch => "call-mismatch",
 }
 
 impl fmt::Display for Reason {
@@ -160,6 +264,11 @@ impl Refusal {
     /// A refusal in the `x402` namespace, e.g. `x402/not-v2`.
     pub const fn x402(reason: Reason) -> Self {
         Self::new("x402", reason)
+    }
+
+    /// A refusal in the `mpp` namespace, e.g. `mpp/id-not-ours`.
+    pub const fn mpp(reason: Reason) -> Self {
+        Self::new("mpp", reason)
     }
 
     /// A refusal in the `evm` namespace, e.g. `evm/field-malformed`.
@@ -256,6 +365,52 @@ mod tests {
         (Reason::BuildFailed, "x402/build-failed"),
         (Reason::MemberFailed, "x402/member-failed"),
         (Reason::BoundFailed, "x402/bound-failed"),
+        (Reason::HeaderMalformed, "mpp/header-malformed"),
+        (Reason::ChallengeMalformed, "mpp/challenge-malformed"),
+        (Reason::IdNotOurs, "mpp/id-not-ours"),
+        (Reason::RequestMalformed, "mpp/request-malformed"),
+        (Reason::RequestNotJcs, "mpp/request-not-jcs"),
+        (Reason::OpaqueMalformed, "mpp/opaque-malformed"),
+        (Reason::OpaqueNotThisHash, "mpp/opaque-not-this-hash"),
+        (Reason::CarrierTaken, "mpp/carrier-taken"),
+        (Reason::CarrierOccupied, "mpp/carrier-occupied"),
+        (Reason::CarrierNotChallenge, "mpp/carrier-not-challenge"),
+        (Reason::ExpiresRequired, "mpp/expires-required"),
+        (Reason::ChallengeExpired, "mpp/challenge-expired"),
+        (Reason::NotThisPairing, "mpp/not-this-pairing"),
+        (Reason::NetworkUnnamed, "mpp/network-unnamed"),
+        (Reason::NetworkUndeclared, "svm/network-undeclared"),
+        (Reason::NetworkMissing, "xrpl/network-missing"),
+        (Reason::ChainIdUnnamed, "hedera/chain-id-unnamed"),
+        (Reason::ChainIdRequired, "mpp/chain-id-required"),
+        (Reason::EscrowMalformed, "mpp/escrow-malformed"),
+        (Reason::SessionProtocol, "mpp/session-protocol"),
+        (Reason::SessionAction, "mpp/session-action"),
+        (Reason::ChannelNamed, "mpp/channel-named"),
+        (Reason::ChannelNotBound, "mpp/channel-not-bound"),
+        (Reason::CredentialMalformed, "mpp/credential-malformed"),
+        (Reason::CredentialType, "mpp/credential-type"),
+        (Reason::CredentialTypes, "mpp/credential-types"),
+        (Reason::SplitsMalformed, "mpp/splits-malformed"),
+        (Reason::ModesPullOnly, "mpp/modes-pull-only"),
+        (Reason::MetadataMalformed, "mpp/metadata-malformed"),
+        (Reason::UsdcProfile, "mpp/usdc-profile"),
+        (Reason::AccessKeyMalformed, "mpp/access-key-malformed"),
+        (Reason::AttributionMalformed, "mpp/attribution-malformed"),
+        (Reason::AttributionMismatch, "mpp/attribution-mismatch"),
+        (Reason::NonceNotChallengeHash, "mpp/nonce-not-challenge-hash"),
+        (Reason::NonceNotChannel, "mpp/nonce-not-channel"),
+        (Reason::NonceNotUsdcDerivation, "mpp/nonce-not-usdc-derivation"),
+        (Reason::SaltNotThisHash, "mpp/salt-not-this-hash"),
+        (Reason::SaltNotUsdcDerivation, "mpp/salt-not-usdc-derivation"),
+        (Reason::WitnessNotChallengeHash, "mpp/witness-not-challenge-hash"),
+        (Reason::GatewayUnread, "mpp/gateway-unread"),
+        (Reason::SourceRequired, "mpp/source-required"),
+        (Reason::StacksMemoNotH, "mpp/stacks-memo-not-h"),
+        (Reason::StacksTxMalformed, "mpp/stacks-tx-malformed"),
+        (Reason::WithinActionNotBuilt, "mpp/within-action-not-built"),
+        (Reason::NotHashCredential, "near/not-hash-credential"),
+        (Reason::MemoNotLcp, "near/memo-not-lcp"),
         (Reason::ResourceNotAllowed, "x402/resource-not-allowed"),
         (Reason::NetworkNotAllowed, "x402/network-not-allowed"),
         (Reason::AssetNotAllowed, "x402/asset-not-allowed"),
@@ -269,21 +424,27 @@ mod tests {
         (Reason::Unavailable, "x402/unavailable"),
         (Reason::InFlight, "x402/in-flight"),
         (Reason::StateUnknown, "x402/state-unknown"),
+        (Reason::AmountMalformed, "x402/amount-malformed"),
+        (Reason::ChainMismatch, "x402/chain-mismatch"),
+        (Reason::NonceMismatch, "x402/nonce-mismatch"),
+        (Reason::CallMismatch, "x402/call-mismatch"),
     ];
 
     #[test]
     fn every_reason_writes_its_code_in_a_namespace() {
         assert_eq!(CODES.iter().map(|(r, _)| *r).collect::<Vec<_>>(), Reason::ALL);
         for (reason, code) in CODES {
-            let refusal = Refusal::x402(*reason);
+            let (namespace, text) = code.split_once('/').unwrap();
+            assert_eq!(text, reason.as_str());
+            let refusal = Refusal::new(namespace, *reason);
             assert_eq!(refusal.code(), *code);
             assert_eq!(refusal.to_string(), *code);
             assert_eq!(format!("{refusal:?}"), format!("Refusal({code})"));
-            assert_eq!(refusal, Refusal::new("x402", *reason));
-            assert_eq!((refusal.namespace(), refusal.reason()), (Some("x402"), *reason));
-            assert_eq!(Refusal::evm(*reason).code(), code.replacen("x402/", "evm/", 1));
-            assert_eq!(Refusal::new("mpp", *reason).code(), code.replacen("x402/", "mpp/", 1));
-            assert_eq!(Refusal::new("policy", *reason).code(), code.replacen("x402/", "policy/", 1));
+            assert_eq!((refusal.namespace(), refusal.reason()), (Some(namespace), *reason));
+            assert_eq!(Refusal::x402(*reason).code(), format!("x402/{text}"));
+            assert_eq!(Refusal::evm(*reason).code(), format!("evm/{text}"));
+            assert_eq!(Refusal::mpp(*reason).code(), format!("mpp/{text}"));
+            assert_eq!(Refusal::new("policy", *reason).code(), format!("policy/{text}"));
         }
     }
 

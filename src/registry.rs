@@ -3,10 +3,10 @@
 
 use std::panic::{AssertUnwindSafe, catch_unwind};
 
-use serde_json::Value;
+use serde_json::{Map, Value};
 
 use crate::decline::{DeclineCode, Declined};
-use crate::pairing::Pairing;
+use crate::pairing::{Advertised, ChooseContext, Offer, Pairing};
 
 /// The protocol a pairing belongs to: the namespace of its id.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
@@ -162,6 +162,28 @@ fn implementation(id: &str) -> Option<&'static dyn Pairing> {
         crate::x402::evm::exact_permit2::ID => Some(&crate::x402::evm::exact_permit2::PAIRING),
         #[cfg(all(feature = "x402", feature = "evm"))]
         crate::x402::evm::upto_permit2::ID => Some(&crate::x402::evm::upto_permit2::PAIRING),
+        #[cfg(feature = "mpp")]
+        crate::mpp::card::ID => Some(&crate::mpp::card::PAIRING),
+        #[cfg(feature = "mpp")]
+        crate::mpp::nearintents::ID => Some(&crate::mpp::nearintents::PAIRING),
+        #[cfg(feature = "mpp")]
+        crate::mpp::stripe::CHARGE_ID => Some(&crate::mpp::stripe::CHARGE),
+        #[cfg(feature = "mpp")]
+        crate::mpp::stripe::SUBSCRIPTION_ID => Some(&crate::mpp::stripe::SUBSCRIPTION),
+        #[cfg(all(feature = "mpp", feature = "evm"))]
+        crate::mpp::evm::authorization::ID => Some(&crate::mpp::evm::authorization::PAIRING),
+        #[cfg(all(feature = "mpp", feature = "evm"))]
+        crate::mpp::evm::permit2::ID => Some(&crate::mpp::evm::permit2::PAIRING),
+        #[cfg(all(feature = "mpp", feature = "evm"))]
+        crate::mpp::evm::call::TRANSACTION => Some(&crate::mpp::evm::call::TRANSACTION_PAIRING),
+        #[cfg(all(feature = "mpp", feature = "evm"))]
+        crate::mpp::evm::call::HASH => Some(&crate::mpp::evm::call::HASH_PAIRING),
+        #[cfg(all(feature = "mpp", feature = "evm"))]
+        crate::mpp::evm::usdc::EVM => Some(&crate::mpp::evm::usdc::EVM_PAIRING),
+        #[cfg(all(feature = "mpp", feature = "evm"))]
+        crate::mpp::evm::usdc::GATEWAY => Some(&crate::mpp::evm::usdc::GATEWAY_PAIRING),
+        #[cfg(all(feature = "mpp", feature = "evm"))]
+        crate::mpp::evm::session::ID => Some(&crate::mpp::evm::session::PAIRING),
         _ => None,
     }
 }
@@ -196,6 +218,10 @@ pub fn x402_pairings() -> impl Iterator<Item = &'static dyn Pairing> {
 /// and its salt level read the same `erc7710` option), the first in registry order is named: a buyer whose wallet
 /// signs salted delegations asks for `x402/exact/eip155/erc7710-salt` by id.
 ///
+/// An MPP challenge list names its networks in each method's own way (and card and Stripe name none): there the
+/// pairing is the first whose own choice takes a challenge of the list for the account, with no time (so no challenge
+/// has expired). Card and Stripe challenges are paid from any account.
+///
 /// Ours, not the reference's (it takes the pairing id from the caller): it declines `no-payable-option` with its own
 /// detail, and the networks offered as the cause.
 pub fn pairing_for(doc: &Value, account: &str) -> Result<&'static dyn Pairing, Declined> {
@@ -210,6 +236,17 @@ pub fn pairing_for(doc: &Value, account: &str) -> Result<&'static dyn Pairing, D
     for pairing in REGISTRY.iter().filter_map(Entry::pairing) {
         // A pairing's read is guarded as the gate guards it: one family's panic never takes the caller down.
         let Ok(Ok(read)) = catch_unwind(AssertUnwindSafe(|| pairing.read(doc))) else { continue };
+        if let Offer::Challenges(challenges) = &read.offer {
+            if chooses(pairing, &read, doc, account) {
+                return Ok(pairing);
+            }
+            for n in challenges.iter().filter_map(|c| challenge_network(c)) {
+                if !offered.contains(&n) {
+                    offered.push(n);
+                }
+            }
+            continue;
+        }
         let networks = read.offer.networks();
         if network.as_deref().is_some_and(|n| networks.contains(&n)) {
             return Ok(pairing);
@@ -225,6 +262,25 @@ pub fn pairing_for(doc: &Value, account: &str) -> Result<&'static dyn Pairing, D
         "No pairing of this build pays an option of the offer on the account's network.",
     )
     .with_cause(format!("the account {account} is not on any network offered: [{}]", offered.join(", "))))
+}
+
+/// Whether the pairing's own choice takes an option of its read for the account, with no inputs and no time
+/// (guarded as the gate guards it).
+fn chooses(pairing: &dyn Pairing, read: &Advertised<'_>, doc: &Value, account: &str) -> bool {
+    let inputs = Map::new();
+    let ctx = ChooseContext { account, inputs: &inputs, now: 0, reference: "", doc };
+    matches!(catch_unwind(AssertUnwindSafe(|| pairing.choose(read, &ctx))), Ok(Ok(_)))
+}
+
+/// The CAIP-2 network an MPP challenge pays on, where its method names one.
+fn challenge_network(challenge: &Value) -> Option<String> {
+    #[cfg(feature = "mpp")]
+    return crate::mpp::network(challenge).ok();
+    #[cfg(not(feature = "mpp"))]
+    {
+        let _ = challenge;
+        None
+    }
 }
 
 #[cfg(test)]
@@ -253,11 +309,20 @@ mod tests {
                 seen.push(*spec);
             }
         }
-        // Today one pairing takes inputs: the batch-settlement opening.
+        // The pairings that take inputs: the batch-settlement opening, MPP's EVM charges that need what the challenge
+        // does not name (the token's domain, the Permit2 spender, the account nonce), and the MPP EVM session.
         let takers: Vec<&str> = built().filter(|p| !p.inputs().is_empty()).map(|p| p.id()).collect();
+        let mut want: Vec<&str> = Vec::new();
         #[cfg(all(feature = "x402", feature = "evm"))]
-        assert_eq!(takers, ["x402/batch-settlement/eip155"]);
-        #[cfg(not(all(feature = "x402", feature = "evm")))]
-        assert!(takers.is_empty());
+        want.push("x402/batch-settlement/eip155");
+        #[cfg(all(feature = "mpp", feature = "evm"))]
+        want.extend([
+            "mpp/charge/evm/authorization",
+            "mpp/charge/evm/permit2",
+            "mpp/charge/evm/transaction",
+            "mpp/charge/usdc/evm",
+            "mpp/session/evm",
+        ]);
+        assert_eq!(takers, want);
     }
 }

@@ -6,7 +6,7 @@
 //!   so, a no-proof pairing that refuses for another reason, or one that reads another H, is declined;
 //! - `confirm` takes a build's refusal as "nothing to sign" only when it says so: any other build refusal declines;
 //! - after a signer that moves the money itself, a decline of `finish` carries what moved; after one that does not,
-//!   it carries nothing.
+//!   or one that gave no answer (none, or `null`), it carries nothing.
 //!
 //! The pairing is a stub of ours whose every answer the test sets.
 
@@ -194,4 +194,20 @@ fn a_decline_after_a_signer_that_moves_money_carries_what_moved() {
     // And a moving signer's payment that reads back another H is declined with what moved, too.
     let other = Stub { moves: true, bound: Bound::Other, ..Stub::new() };
     assert!(finish(ATR, &chosen(&other), &answer(), &other).unwrap_err().moved.is_some());
+}
+
+/// The reference takes no answer, or one answer that is `null`, as no answer at all: nothing moved, whatever the
+/// signer was asked to do (found by the differential test, scripts/differential.sh, on `mpp/charge/evm/hash`). Two
+/// answers, one of them `null`, are answers.
+#[test]
+fn a_null_answer_is_no_answer_and_nothing_moved() {
+    let moving = Stub { moves: true, complete_fails: true, ..Stub::new() };
+    for answers in [vec![], vec![Answer::new(Value::Null)]] {
+        let declined = finish(ATR, &chosen(&moving), &answers, &moving).unwrap_err();
+        assert_eq!(declined.code, DeclineCode::SignedNotBound);
+        assert!(declined.moved.is_none(), "{answers:?}");
+    }
+    let two = [Answer::new(Value::Null), Answer::new(json!("0xsigned"))];
+    let moved = finish(ATR, &chosen(&moving), &two, &moving).unwrap_err().moved.expect("two answers moved");
+    assert_eq!(moved.signed, json!([null, "0xsigned"]));
 }

@@ -1,8 +1,8 @@
 //! Properties of the gate under hostile input, checked with proptest over generated cases (bounded: each property
 //! states its case count; the whole file runs in about 2 s in the debug build `cargo test` makes on an idle two-core
 //! machine, 15 s on one loaded by other builds). The fixtures are the vector files' own: every built pairing's B2 document (buyer.json's agreement
-//! URL added where the pairing's payment is no public proof), the ATR "abc" whose SHA-256 those documents advertise,
-//! and the fixtures' local keys.
+//! URL added where the pairing's payment is no public proof), an x402 document or an MPP challenge list, the ATR "abc"
+//! whose SHA-256 those documents advertise, and the fixtures' local keys.
 //!
 //! 1. `hash_mismatch_*` (128 cases): for any ATR and any single-byte change, insertion or deletion of the bytes
 //!    served, `confirm` and `transact` decline `hash-mismatch` and the signer is never called; the bytes served
@@ -64,6 +64,9 @@ impl Fixture {
     }
 
     fn link(&self) -> String {
+        if self.doc.is_array() {
+            return self.pairing().read(&self.doc).unwrap().link;
+        }
         self.doc["extensions"]["legalContext"]["info"]["legalContextUrl"].as_str().unwrap().to_owned()
     }
 
@@ -90,17 +93,21 @@ fn file_of(id: &str) -> &'static str {
         "x402/auth-capture/eip155/eip3009" => "x402-auth-capture-eip155-eip3009.json",
         "x402/auth-capture/eip155/permit2" => "x402-auth-capture-eip155-permit2.json",
         "x402/batch-settlement/eip155" | "x402/batch-settlement/cloudflare" => "x402-batch-settlement.json",
+        "mpp/session/evm" => "mpp-session-evm.json",
         other => panic!("no fixture for the built pairing {other}: add its vector file here"),
     }
 }
 
-/// Every built pairing's fixture, in registry order.
+/// Every built x402 pairing's fixture, in registry order.
 fn fixtures() -> &'static [Fixture] {
     static ALL: OnceLock<Vec<Fixture>> = OnceLock::new();
     ALL.get_or_init(|| {
         let agreement_url = vectors("buyer.json")["fixed"]["agreement"]["url"].clone();
+        // The x402 pairings': MPP's documents are challenge lists; their gate cases are in tests/conformance/mpp_no_proof
+        // and tests/mpp_evm.
         terms::built_ids()
             .into_iter()
+            .filter(|id| id.starts_with("x402/"))
             .map(|id| {
                 let file = vectors(file_of(id));
                 let rows = file["buyer"]["rows"].as_array().unwrap();
@@ -188,10 +195,25 @@ fn apply(bytes: &[u8], e: &Edit) -> Vec<u8> {
     out
 }
 
-/// The fixture's document advertising the hash of `atr`.
+fn b64u(bytes: &[u8]) -> String {
+    use base64::Engine as _;
+    base64::engine::general_purpose::URL_SAFE_NO_PAD.encode(bytes)
+}
+
+/// The fixture's document advertising the hash of `atr`: in an x402 document's legal-context extension, or in each
+/// MPP challenge's id (`base64url(H).position`) and its opaque's `legalContext`, its link unchanged.
 fn advertising(f: &Fixture, atr: &[u8]) -> Value {
+    let h = atr_hash(atr);
     let mut doc = f.doc.clone();
-    doc["extensions"]["legalContext"]["info"]["value"] = json!(atr_hash(atr).to_hex());
+    if let Some(challenges) = doc.as_array_mut() {
+        for (position, c) in challenges.iter_mut().enumerate() {
+            c["id"] = json!(terms::mpp::challenge_id(&h, position).unwrap());
+            let opaque = json!({"legalContext": format!("lcp:sha256:{h}"), "legalContextUrl": f.link()});
+            c["opaque"] = json!(b64u(terms::json::canonical(&opaque).unwrap().as_bytes()));
+        }
+        return doc;
+    }
+    doc["extensions"]["legalContext"]["info"]["value"] = json!(h.to_hex());
     doc
 }
 
@@ -393,7 +415,11 @@ fn write(
 fn mutate(doc: &Value, m: &Mutation) -> (Option<Value>, bool) {
     let paths = all_pointers(doc);
     let pick = |i: usize| paths[i % paths.len()].clone();
-    let through_header = |text: String| decode_payment_required(&b64_encode(text.as_bytes())).ok();
+    // An x402 document reaches the gate through its header; an MPP challenge list as JSON text read as JSON.parse reads it.
+    let through_header = |text: String| match doc.is_array() {
+        true => terms::json::parse(&text),
+        false => decode_payment_required(&b64_encode(text.as_bytes())).ok(),
+    };
     match m {
         Mutation::Remove(i) => {
             let members: Vec<&String> =
@@ -449,10 +475,12 @@ fn mutate(doc: &Value, m: &Mutation) -> (Option<Value>, bool) {
     }
 }
 
-/// The signer calls a confirmation leads to: one for a payment with a request (every built pairing signs its
-/// payment in one request; a channel's opening is one batch), none for a build that is itself the payment.
-fn calls_for(c: &Confirmed) -> usize {
-    usize::from(c.request.is_some())
+/// The signer calls a confirmation leads to: one for a payment with a request (a built pairing signs its payment in
+/// one request, an x402 channel's opening as one batch), two for an MPP session's opening (the funding, then the first
+/// voucher), none for a build that is itself the payment.
+fn calls_for(f: &Fixture, c: &Confirmed) -> usize {
+    let steps = if f.id == "mpp/session/evm" { 2 } else { 1 };
+    steps * usize::from(c.request.is_some())
 }
 
 fn document_mutation(f: &Fixture, m: &Mutation) -> Result<(), TestCaseError> {
@@ -481,7 +509,7 @@ fn document_mutation(f: &Fixture, m: &Mutation) -> Result<(), TestCaseError> {
         Ok(c) => {
             let read = f.pairing().read(&doc).map_err(|r| fail(format!("confirmed an unreadable offer: {r:?}")))?;
             prop_assert_eq!(read.h, atr_hash(ABC), "{}: confirmed an offer whose H does not match", f.id);
-            prop_assert_eq!(signer.count(), calls_for(c), "{}: signer calls", f.id);
+            prop_assert_eq!(signer.count(), calls_for(f, c), "{}: signer calls", f.id);
             if let Some(request) = &c.request {
                 prop_assert_eq!(&signer.calls()[0], request, "{}: the signer was handed another request", f.id);
             }
@@ -536,7 +564,13 @@ fn completed() -> &'static [(&'static Fixture, Confirmed, Vec<Answer>)] {
                     }))],
                     (Some(request), _) => {
                         use terms::Signer as _;
-                        vec![rt.block_on(f.signer().sign(request)).unwrap()]
+                        // A payment signed in steps (an MPP session's opening): each next request signed in turn.
+                        let mut answers = vec![rt.block_on(f.signer().sign(request)).unwrap()];
+                        while let Finish::Next(next) = finish(ABC, &c.chosen, &answers, f.pairing()).unwrap() {
+                            assert!(answers.len() < 4, "{}: too many steps", f.id);
+                            answers.push(rt.block_on(f.signer().sign(&next.next)).unwrap());
+                        }
+                        answers
                     }
                 };
                 let done = finish(ABC, &c.chosen, &answers, f.pairing()).unwrap();
@@ -597,6 +631,13 @@ fn h_places(id: &str) -> &'static [&'static str] {
             &["/payload/saltNonce", "/payload/salt", "/payload/permit2Authorization/nonce"]
         }
         "x402/batch-settlement/eip155" => &["/payload/channelConfig/salt", "/payload/voucher/channelId"],
+        "mpp/session/evm" => &[
+            "/payload/salt",
+            "/payload/channelId",
+            "/payload/authorization/nonce",
+            "/challenge/id",
+            "/challenge/opaque",
+        ],
         _ => &["/extensions/legalContext/info/value"],
     }
 }
@@ -651,8 +692,9 @@ fn finish_and_check(
     }
 
     // finish over the (possibly other) bytes, with the (possibly edited) answer.
+    // The first answer edited (for a payment signed in steps, the others kept).
     let answers: Vec<Answer> = match (&answer_edit, answers.as_slice()) {
-        (Some(e), [one]) => {
+        (Some(e), [one, rest @ ..]) => {
             let edited = match one.as_json() {
                 Value::String(s) => Value::String(edit_text(s, e)),
                 Value::Array(items) => Value::Array(
@@ -674,7 +716,7 @@ fn finish_and_check(
                 }
                 other => other.clone(),
             };
-            vec![Answer::new(edited)]
+            std::iter::once(Answer::new(edited)).chain(rest.iter().cloned()).collect()
         }
         _ => answers.clone(),
     };

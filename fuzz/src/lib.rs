@@ -56,7 +56,7 @@ pub fn paused() -> tokio::runtime::Runtime {
 // Vector files.
 
 const BUYER: &str = include_str!("../../tests/vectors/buyer.json");
-const FILES: [(&str, &str); 9] = [
+const FILES: [(&str, &str); 10] = [
     ("core-vectors.json", include_str!("../../tests/vectors/core-vectors.json")),
     ("x402-exact-eip155-eip3009.json", include_str!("../../tests/vectors/x402-exact-eip155-eip3009.json")),
     ("x402-exact-eip155-permit2.json", include_str!("../../tests/vectors/x402-exact-eip155-permit2.json")),
@@ -72,6 +72,7 @@ const FILES: [(&str, &str); 9] = [
         include_str!("../../tests/vectors/x402-auth-capture-eip155-permit2.json"),
     ),
     ("x402-batch-settlement.json", include_str!("../../tests/vectors/x402-batch-settlement.json")),
+    ("mpp-challenge.json", include_str!("../../tests/vectors/mpp-challenge.json")),
 ];
 
 /// A vector file, parsed.

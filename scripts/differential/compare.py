@@ -1,4 +1,4 @@
-"""Compares the reference's outcomes (scripts/differential/peer.py) with the crate's (examples/differential.rs), case
+"""Compares the reference's outcomes (scripts/differential/peer.py) with the crate's (examples/differential/), case
 by case, and prints the number of cases per pairing and every difference: the case id, where it differs, and both
 outcomes. Exits 1 on any difference that is not one of the excluded classes below, 0 otherwise.
 
@@ -38,17 +38,56 @@ What is normalised, and why (nothing else is):
     JSON value holds an infinity, JSON.stringify (and the reference's own wire writer, js_json) writes it as null, and
     the crate holds it as null. So Infinity, -Infinity and NaN tokens become null, only when the texts differ.
 
+ 5. The MPP session's voucher request (`mpp/session/evm`, the second step's typed data, primaryType Voucher): the
+    crate's `types` list `EIP712Domain`, the reference's leave it out (eth_signTypedData_v4 derives it from the
+    domain either way: the same digest). Where the reference's voucher has no `EIP712Domain` and the crate's is
+    exactly the one its domain's members make (name, version, chainId, verifyingContract, in EIP-712's order), it is
+    dropped and the typed data's members are read in the reference's order; nothing else in it is touched.
+
+MPP outcomes carry, beside the x402 ones: `headers`, the challenge list each side read from the case's
+`WWW-Authenticate` values (the crate with terms::mpp::decode_challenges, the reference side with mpp_header.py, the
+reference having no header reader) or the refusal code, and for values the generator wrote from a list keeping its
+meaning (`headersRead`), both sides must read exactly that list; the chosen challenge (`confirmed.challenge`); and each
+finished credential's `Authorization: Payment` value (the crate's only once decode_credential reads it back).
+
 Excluded classes (each a documented deliberate difference of the crate, counted and listed but not failed):
  - A finish given several answers: the crate's `finish` takes `answers: &[Answer]`, one per step, where the
    reference takes one answer bare or a list. The reference cannot tell a batch's one answer (a list) from two step
    answers; the crate can, so a case handing the crate several answers where the built pairings take one is not
-   comparable. Only a difference in such a finish call is excluded.
+   comparable. Only a difference in such a finish call is excluded, and never for the MPP session, whose two steps
+   take two answers on both sides (the reference's list [funded, voucher]).
  - A lone surrogate escape (\\ud800 with no partner) in JSON text the gate parses itself (an agreement URL's
    PAYMENT-REQUIRED or receipt): JSON.parse reads it and a Python string holds it, but no Rust string can, so the crate
    reads such a text as not JSON and declines it (src/json.rs parse, README "Differences from the reference"). Only a
-   difference in transact, where the agreement exchange reads that text, is excluded."""
+   difference in transact, where the agreement exchange reads that text, is excluded.
+ - An MPP challenge that has expired: the crate does not choose a challenge whose `expires` is at or before the
+   clock, and declines `no-payable-option` (`mpp/challenge-expired`) where only such challenges offer the pairing;
+   the reference chooses it and signs for a time past. Excluded only where the reference's chosen challenge has
+   expired by the case's clock (its RFC 3339 `expires` read here) and the crate either declined with exactly that
+   code or chose another challenge that has not expired, or where the crate declined with that code, the document
+   holds an expired challenge and the reference declined after its choice (its build, fetch or comparison: the
+   challenge it chose was one of those the crate skipped, as the reference chooses by the same filter but for
+   `expires`); then the case's confirm, finish, transact and the checks of the payment finish made differ with it.
+ - A `did:pkh` source naming another chain than the echoed challenge's: the crate's bound refuses it (the EVM
+   charges `mpp/chain-mismatch`, the session `mpp/credential-malformed` or `mpp/source-required`), the reference
+   reads no chain from a source. Excluded only in a check of a presented credential whose source is
+   `did:pkh:eip155:<chain>:...` with a chain other than its echoed request's chain id, where the crate's bound gave
+   one of those codes (and its check declined `signed-not-bound`).
+ - `mpp/charge/evm/transaction`'s signed transaction held to the request's call and the buyer's `accountNonce`
+   input (both ours; the reference reads the chain id only): the crate declines `signed-not-bound`
+   `evm/call-mismatch` or `evm/nonce-mismatch`, or, for an `accountNonce` that is not a non-negative safe integer,
+   `no-payable-option` `mpp/input-missing`, where the reference goes on. Excluded only where the case's answer is a
+   transaction of another call (`to`, recipient or amount named) for call-mismatch, one whose nonce is not the
+   case's `accountNonce` for nonce-mismatch, or the case's `accountNonce` is malformed for input-missing.
+ - The no-proof MPP pairings that sign nothing (card, Stripe, NEAR Intents) hold the choice as bound holds a
+   credential's challenge before their build refuses (ours, as every MPP build does; README "Differences from the
+   reference"); the reference's build refuses `mpp/no-signed-place` (`mpp/nothing-to-sign`) unread. Excluded only
+   in a finish over other bytes than the chosen challenge's H, where both decline `offer-unreadable`, the reference
+   with that code and the crate with `mpp/id-not-ours`."""
 
 import base64
+import calendar
+import hashlib
 import json
 import re
 import sys
@@ -132,14 +171,42 @@ def compact(value):
 JSON_TEXT = {"signed", "option", "required", "landed"}
 
 
+DOMAIN_FIELDS = [("name", "string"), ("version", "string"), ("chainId", "uint256"), ("verifyingContract", "address"),
+                 ("salt", "bytes32")]
+
+
+def voucher_domain(peer, ours):
+    """The crate's voucher request in the reference's form (normalisation 5), or ours unchanged."""
+    pt, ot = (peer or {}).get("typedData"), (ours or {}).get("typedData") if isinstance(ours, dict) else None
+    if not isinstance(pt, dict) or not isinstance(ot, dict) or pt.get("primaryType") != "Voucher":
+        return ours
+    ptypes, otypes, domain = pt.get("types"), ot.get("types"), ot.get("domain")
+    if not isinstance(ptypes, dict) or not isinstance(otypes, dict) or not isinstance(domain, dict):
+        return ours
+    if "EIP712Domain" in ptypes or "EIP712Domain" not in otypes:
+        return ours
+    derived = [{"name": k, "type": t} for k, t in DOMAIN_FIELDS if k in domain]
+    if otypes["EIP712Domain"] != derived:
+        return ours
+    types = {k: v for k, v in otypes.items() if k != "EIP712Domain"}
+    types = {k: types[k] for k in ptypes if k in types} | {k: v for k, v in types.items() if k not in ptypes}
+    typed = dict(ot, types=types)
+    typed = {k: typed[k] for k in pt if k in typed} | {k: v for k, v in typed.items() if k not in pt}
+    return dict(ours, typedData=typed)
+
+
 def diff(peer, ours, path, out, normalised):
     """Appends (path, peer, ours) for each place the two outcomes differ."""
     if path and path[-1] == "request":
-        p, o = compact(norm_request(peer)), compact(ours)
+        formed = voucher_domain(peer, ours)
+        p, o = compact(norm_request(peer)), compact(formed)
         if p != o:
-            out.append((path, p, o))
-        elif compact(peer) != o:
-            normalised["uint256 strings in the request"] += 1
+            out.append((path, p, compact(ours)))
+        else:
+            if formed is not ours:
+                normalised["the voucher's EIP712Domain"] += 1
+            if compact(peer) != o:
+                normalised["uint256 strings in the request"] += 1
         return
     if isinstance(peer, dict) and isinstance(ours, dict):
         for k in OrderedDict.fromkeys(list(peer) + list(ours)):
@@ -187,13 +254,178 @@ def parsed_texts(case):
                 yield bytes.fromhex(body["hex"]).decode("utf-8", "replace")
 
 
-def excluded(case, path):
+_RFC3339 = re.compile(r"(\d{4})-(\d{2})-(\d{2})[Tt](\d{2}):(\d{2}):(\d{2})(?:\.\d{1,9})?(?:[Zz]|([+-])(\d{2}):(\d{2}))")
+
+
+def unix_of(text):
+    """An RFC 3339 date-time as Unix seconds, or None (the forms the MPP challenge checks take)."""
+    m = _RFC3339.fullmatch(text) if isinstance(text, str) else None
+    if m is None:
+        return None
+    y, mo, d, hh, mm, ss = (int(m.group(i)) for i in range(1, 7))
+    try:
+        at = calendar.timegm((y, mo, d, hh, mm, ss, 0, 0, 0))
+    except (ValueError, OverflowError):
+        return None
+    if m.group(7):
+        at -= (1 if m.group(7) == "+" else -1) * (int(m.group(8)) * 3600 + int(m.group(9)) * 60)
+    return at
+
+
+def chosen_challenge(outcome):
+    c = (outcome.get("confirm") or {}).get("confirmed") if isinstance(outcome, dict) else None
+    try:
+        return json.loads(c["challenge"]) if isinstance(c, dict) and isinstance(c.get("challenge"), str) else None
+    except ValueError:
+        return None
+
+
+def expired_choice(case, peer, ours):
+    """Whether the reference chose a challenge expired by the case's clock, and the crate, skipping it, declined
+    mpp/challenge-expired or chose one that has not expired."""
+    now = case.get("now", 0)
+    d = (ours.get("confirm") or {}).get("declined")
+    p = chosen_challenge(peer)
+    if p is None and isinstance(d, dict) and d.get("detail") == "mpp/challenge-expired":
+        # The crate found only expired challenges offering the pairing; the reference, which reads no expires when it
+        # chooses, chose the first of them and declined later (its build of a deadline before 1970, a fetch, the
+        # hash): never at its own choice.
+        pd = (peer.get("confirm") or {}).get("declined") or {}
+        doc = case.get("headersRead") or case.get("doc")
+        expired = isinstance(doc, list) and any(
+            isinstance(c, dict) and (unix_of(c.get("expires")) is not None) and unix_of(c.get("expires")) <= now
+            for c in doc)
+        return expired and d.get("code") == "no-payable-option" and pd.get("code") not in (None, "no-payable-option")
+    at = unix_of(p.get("expires")) if isinstance(p, dict) else None
+    if at is None or at > now:
+        return False
+    if isinstance(d, dict):
+        return d.get("code") == "no-payable-option" and d.get("detail") == "mpp/challenge-expired"
+    o = chosen_challenge(ours)
+    o_at = unix_of(o.get("expires")) if isinstance(o, dict) else None
+    return o is not None and o != p and (o_at is None or o_at > now)
+
+
+def request_chain(challenge):
+    """The chain id an echoed EVM challenge's request names (methodDetails.chainId, or the usdc EVM profile's)."""
+    try:
+        raw = challenge["request"]
+        r = json.loads(base64.urlsafe_b64decode(raw + "=" * (-len(raw) % 4)))
+        d = r.get("methodDetails") or {}
+        chain = d.get("chainId", (d.get("evm") or {}).get("chainId") if isinstance(d.get("evm"), dict) else None)
+        return chain if isinstance(chain, int) and not isinstance(chain, bool) else None
+    except (KeyError, TypeError, ValueError, AttributeError):
+        return None
+
+
+_DID_PKH = re.compile(r"did:pkh:eip155:([1-9][0-9]{0,15}):0x[0-9a-fA-F]{40}")
+SOURCE_REFUSALS = {"mpp/chain-mismatch", "mpp/credential-malformed", "mpp/source-required"}
+
+
+def other_chain_source(case, index, ours):
+    """Whether check index presents a credential whose did:pkh source names another chain than its challenge's,
+    which the crate refused with one of its source codes."""
+    spec = case.get("checks", [])[index] if index < len(case.get("checks", [])) else None
+    presented = spec.get("presented") if isinstance(spec, dict) else None
+    if not isinstance(presented, dict) or not isinstance(presented.get("challenge"), dict):
+        return False
+    m = _DID_PKH.fullmatch(presented.get("source")) if isinstance(presented.get("source"), str) else None
+    chain = request_chain(presented["challenge"])
+    if m is None or chain is None or int(m.group(1)) == chain:
+        return False
+    got = ours.get("checks", [])[index] if index < len(ours.get("checks", [])) else None
+    bound = (got or {}).get("bound") or {}
+    checked = (got or {}).get("check") or {}
+    return bound.get("refused") in SOURCE_REFUSALS and (checked.get("declined") or {}).get("code") == "signed-not-bound"
+
+
+def tx_specs(case, path):
+    """The $tx answer specs of the finish call or the transact wallet a path is in."""
+    if path[0] == "finish" and len(path) > 1 and isinstance(path[1], int):
+        answers = case.get("finish", [])[path[1]].get("answers", [])
+    elif path[0] == "transact":
+        answers = [((case.get("transact") or {}).get("answers") or {}).get("evm-call")]
+    else:
+        return []
+    return [a["$tx"] for a in answers if isinstance(a, dict) and isinstance(a.get("$tx"), dict)]
+
+
+def safe_nonce(v):
+    return isinstance(v, int) and not isinstance(v, bool) and 0 <= v <= 2**53 - 1
+
+
+def ours_declined(ours, path):
+    at = ours
+    for k in path[:2] if path[0] == "finish" else path[:1]:
+        at = at[k] if isinstance(at, (dict, list)) and (isinstance(at, list) or k in at) else None
+    if path[0] == "transact" and isinstance(at, dict):
+        at = at.get("second") or at.get("first")
+    return at.get("declined") if isinstance(at, dict) else None
+
+
+def transaction_check(case, path, ours):
+    """Whether the crate's decline at path is its own check of the signed transaction's call or nonce, or of the
+    accountNonce input, for an answer or input of the case that fails it."""
+    if case.get("pairing") != "mpp/charge/evm/transaction" or path[0] not in ("finish", "transact", "confirm"):
+        return False
+    nonce = (case.get("inputs") or {}).get("accountNonce", None)
+    d = ours_declined(ours, path)
+    if not isinstance(d, dict):
+        return False
+    if d.get("code") == "no-payable-option" and d.get("detail") == "mpp/input-missing":
+        return "accountNonce" in (case.get("inputs") or {}) and not safe_nonce(nonce)
+    if d.get("code") != "signed-not-bound":
+        return False
+    specs = tx_specs(case, path)
+    if d.get("detail") == "evm/call-mismatch":
+        return any(k in s for s in specs for k in ("to", "recipient", "amount"))
+    if d.get("detail") == "evm/nonce-mismatch":
+        return safe_nonce(nonce) and any(s.get("nonce") != nonce for s in specs)
+    return False
+
+
+CONFIRM_ONLY = {"mpp/charge/card", "mpp/charge/stripe", "mpp/subscription/stripe", "mpp/charge/nearintents"}
+
+
+def held_choice(case, path, peer, ours):
+    """Whether a confirm-only pairing's finish over other bytes declined with the crate's hold of the choice."""
+    if case.get("pairing") not in CONFIRM_ONLY or path[0] != "finish" or len(path) < 2 or not isinstance(path[1], int):
+        return False
+    spec = case.get("finish", [])[path[1]]
+    confirmed = (peer.get("confirm") or {}).get("confirmed") or {}
+    if "bytesHex" not in spec or "0x" + hashlib.sha256(bytes.fromhex(spec["bytesHex"])).hexdigest() == confirmed.get("h"):
+        return False
+    p = (peer.get("finish", [])[path[1]] or {}).get("declined") or {}
+    o = (ours.get("finish", [])[path[1]] or {}).get("declined") or {}
+    return (p.get("code"), o.get("code")) == ("offer-unreadable", "offer-unreadable") and p.get("detail") in (
+        "mpp/no-signed-place", "mpp/nothing-to-sign") and o.get("detail") == "mpp/id-not-ours"
+
+
+def excluded(case, path, peer=None, ours=None):
     """The class a difference belongs to, when it is one of the excluded ones; None otherwise."""
+    peer, ours = peer or {}, ours or {}
     if path and path[0] == "transact" and any(_LONE_SURROGATE.search(t) for t in parsed_texts(case)):
         return "a lone surrogate escape in JSON text the gate parses (no Rust string holds one)"
+    mpp = str(case.get("pairing")).startswith("mpp/")
+    if mpp and path and expired_choice(case, peer, ours):
+        after = path[0] in ("confirm", "finish", "transact")
+        of_finish = path[0] == "checks" and len(path) > 1 and case["checks"][path[1]].get("presented") == "$signed"
+        if after or of_finish:
+            return "an MPP challenge that has expired (the crate skips it: mpp/challenge-expired, ours)"
+    if mpp and len(path) > 1 and path[0] == "checks" and isinstance(path[1], int) and other_chain_source(case, path[1], ours):
+        return "a did:pkh source naming another chain (the crate refuses it, ours)"
+    if mpp and path and transaction_check(case, path, ours):
+        return "the signed transaction's call and nonce, and the accountNonce input (ours)"
+    if mpp and len(path) > 1 and path[0] == "checks" and case["checks"][path[1]].get("presented") == "$signed":
+        # A check of the payment finish made, where the crate made none: its finish declined for that reason.
+        finishes = range(len(case.get("finish", [])))
+        if ours.get("checks", [None])[path[1]] is None and any(transaction_check(case, ["finish", j], ours) for j in finishes):
+            return "the signed transaction's call and nonce, and the accountNonce input (ours)"
+    if mpp and path and held_choice(case, path, peer, ours):
+        return "a confirm-only MPP build holds the choice before it refuses (ours)"
     if path and path[0] == "finish" and len(path) > 1 and isinstance(path[1], int):
         call = case.get("finish", [])[path[1]]
-        if len(call.get("answers", [])) >= 2:
+        if len(call.get("answers", [])) >= 2 and case.get("pairing") != "mpp/session/evm":
             return "finish given several answers (the crate's answers: &[Answer] typed form)"
     return None
 
@@ -213,7 +445,9 @@ def kinds(outcome):
             return x["declined"]["code"]
         return next(iter(x), None)
 
-    out = [("confirm", one(outcome.get("confirm")))]
+    h = outcome.get("headers")
+    out = [("headers", "read" if "list" in h else h.get("refused"))] if isinstance(h, dict) else []
+    out += [("confirm", one(outcome.get("confirm")))]
     out += [("finish", one(f)) for f in outcome.get("finish", [])]
     out += [("check", one(c.get("check"))) for c in outcome.get("checks", []) if isinstance(c, dict)]
     for c in outcome.get("checks", []):
@@ -253,9 +487,16 @@ def main():
             coverage[(step, k)] += 1
         found = []
         diff(p, o, [], found, normalised)
+        if "headersRead" in case:
+            # Values written from a list, their meaning kept: each side must read them as that list.
+            want = compact(case["headersRead"])
+            for side, got in (("peer", p), ("ours", o)):
+                read = (got.get("headers") or {}).get("list")
+                if read != want:
+                    found.append((["headers", "list", f"{side} against the list written"], want, read))
         kept = []
         for d in found:
-            why = excluded(case, d[0])
+            why = excluded(case, d[0], p, o)
             if why is None:
                 kept.append(d)
             else:
@@ -266,7 +507,7 @@ def main():
     print(f"{total} cases")
     for pairing, n in sorted(per_pairing.items()):
         print(f"  {n:5d}  {pairing}")
-    steps = sorted({step for step, _ in coverage}, key=["confirm", "finish", "check", "bound", "transact"].index)
+    steps = sorted({step for step, _ in coverage}, key=["headers", "confirm", "finish", "check", "bound", "transact"].index)
     for step in steps:
         counts = sorted(((k, n) for (s, k), n in coverage.items() if s == step), key=lambda x: -x[1])
         print(f"{step} outcomes (the reference's): " + ", ".join(f"{k} {n}" for k, n in counts))

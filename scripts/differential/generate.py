@@ -2,13 +2,15 @@
 for each built pairing with a vector fixture, the fixture's document, ATR, account, key and inputs, mutated. Stdlib
 only; the same seed and count give the same bytes.
 
-    python3 scripts/differential/generate.py --seed 1 --cases 3600 > cases.jsonl
+    python3 scripts/differential/generate.py --seed 1 --cases 3600 --mpp-cases 2200 > cases.jsonl
 
 A case names its pairing, the clock (`now`), the document, the account and the buyer's inputs, the routes the fetch
 answers (the ATR link and, for a pairing whose payment is no public proof, the agreement URL), the `finish` calls to
 make with the confirmed payment (each a list of answers, the crate's `&[Answer]`; the reference gets none, the one
 answer bare, or the list), the `check` calls, and whether to `transact` and with which wallet. Runners:
-examples/differential.rs (the crate) and scripts/differential/peer.py (the reference)."""
+examples/differential/ (the crate) and scripts/differential/peer.py (the reference). The MPP pairings' cases are
+mpp.py's (--mpp-cases of them, split evenly): the same form, the document a JSON challenge list, or `headers`, the
+`WWW-Authenticate` values each side reads into one."""
 
 import argparse
 import base64
@@ -19,6 +21,8 @@ import pathlib
 import random
 import sys
 
+import mpp
+
 ROOT = pathlib.Path(__file__).resolve().parents[2]
 VECTORS = ROOT / "tests" / "vectors"
 
@@ -28,8 +32,9 @@ PAYER = "0xf39Fd6e51aad88F6F4ce6aB8827279cffFb92266"
 EVM_ACCOUNT = f"eip155:84532:{PAYER}"
 NOW = 1790000000
 
-# The built pairings, in the order terms::pairing::built_ids() lists them (scripts/differential.sh checks the list).
-PAIRINGS = [
+# The built x402 pairings, in the order terms::built_ids() lists them; then the MPP ones (scripts/differential.sh
+# checks the list).
+X402 = [
     "x402/exact/eip155/eip3009",
     "x402/auth-capture/eip155/eip3009",
     "x402/auth-capture/eip155/permit2",
@@ -40,6 +45,7 @@ PAIRINGS = [
     "x402/exact/eip155/permit2",
     "x402/upto/eip155/permit2",
 ]
+PAIRINGS = X402 + mpp.PAIRINGS
 FILES = {
     "x402/exact/eip155/eip3009": "x402-exact-eip155-eip3009.json",
     "x402/auth-capture/eip155/eip3009": "x402-auth-capture-eip155-eip3009.json",
@@ -116,7 +122,7 @@ def agreement_routes(h, atr_link):
 
 def bases():
     out = {}
-    for pairing in PAIRINGS:
+    for pairing in X402:
         rows = [r for r in load(FILES[pairing])["buyer"]["rows"] if r.get("pairing") == pairing]
         b2 = next(r for r in rows if r["name"] == "B2")["input"]
         b6 = next(r for r in rows if r["name"] == "B6")["input"]
@@ -752,7 +758,7 @@ def answers(rng, b):
         calls.append({"answers": default_answers(base), "bytesHex": planted.hex()})
         names.append("finish with other bytes")
     elif r < 0.3:
-        other = rng.choice([p for p in PAIRINGS if p != base.pairing])
+        other = rng.choice([p for p in X402 if p != base.pairing])
         calls.append({"answers": default_answers(base), "as": other})
         names.append(f"finish as {other}")
     b.case["finish"] += calls
@@ -992,7 +998,7 @@ WEIGHTS = {delegation: 10, agreement_required: 8}
 FIXTURES = {}
 
 
-def generate(seed, total):
+def generate(seed, total, mpp_total=0):
     fixtures = bases()
     FIXTURES.update(fixtures)
     names = list(fixtures)
@@ -1016,15 +1022,20 @@ def generate(seed, total):
             if "transact" not in b.case and rng.random() < 0.35:
                 b.transact(approve=rng.random() < 0.7)
             yield b.case
+    for i, pairing in enumerate(mpp.PAIRINGS):
+        count = mpp_total // len(mpp.PAIRINGS) + (1 if i < mpp_total % len(mpp.PAIRINGS) else 0)
+        yield from mpp.cases(sys.modules[__name__], seed, pairing, count, seq)
+        seq += count
 
 
 def main():
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--seed", default="1")
     parser.add_argument("--cases", type=int, default=3600)
+    parser.add_argument("--mpp-cases", type=int, default=2200)
     args = parser.parse_args()
     out = sys.stdout
-    for case in generate(args.seed, args.cases):
+    for case in generate(args.seed, args.cases, args.mpp_cases):
         out.write(json.dumps(case, ensure_ascii=True) + "\n")
 
 

@@ -1,15 +1,22 @@
 """The reference's side of the differential test: reads cases as JSON lines on stdin, runs each through the Python
 reference (integraledger-terms 0.4.0) -- confirm, finish, check, transact -- and writes one JSON line of outcomes per
-case on stdout, in the form examples/differential.rs writes the crate's. Run it with the venv scripts/differential.sh
+case on stdout, in the form examples/differential/ writes the crate's. Run it with the venv scripts/differential.sh
 makes (the peer and eth-account installed).
 
 The clock is fixed (`_gate._now` returns the case's `now`) and the payment ids come from a per-case counter
 (`_gate._ref` is patched to `r<seq>x<n>`, n from 1, as the crate's runner does), so both sides write the same bytes.
 The fetch is an httpx.MockTransport answering each URL from the case's routes, with the status, headers and body as
-given: the body is handed over as a stream, so httpx adds no Content-Length the case did not give."""
+given: the body is handed over as a stream, so httpx adds no Content-Length the case did not give.
+
+MPP cases: a case with `headers` has its document read from those `WWW-Authenticate` values by mpp_header.py (the
+reference has no header reader); the signer's answers may be `$tx` (an EIP-1559 transaction of an evm-call request,
+signed by eth-account) or `$gateway` (a Gateway client's answer, its salt the reference's usdc_gateway_salt), and a
+later answer of a finish call answers the request the answers before it lead to (the session's voucher); a
+confirmed choice writes its challenge, a finished credential its `Authorization: Payment` value."""
 
 import asyncio
 import json
+import pathlib
 import sys
 
 import httpx
@@ -18,6 +25,11 @@ from eth_account.messages import encode_typed_data
 
 import integraledger_terms as t
 from integraledger_terms import _gate
+from integraledger_terms.bindings._codec import b64u_encode, js_json
+from integraledger_terms.bindings.mpp_charge_usdc import gateway_account, usdc_gateway_salt
+
+sys.path.insert(0, str(pathlib.Path(__file__).resolve().parent))
+import mpp_header  # noqa: E402  (the reference has no WWW-Authenticate reader: see mpp_header.py)
 
 BINDINGS = {
     "x402/exact/eip155/eip3009": t.X402_EXACT_EIP155_EIP3009,
@@ -29,6 +41,17 @@ BINDINGS = {
     "x402/auth-capture/eip155/permit2": t.X402_AUTH_CAPTURE_EIP155_PERMIT2,
     "x402/batch-settlement/eip155": t.X402BatchSettlementEip155(),
     "x402/batch-settlement/cloudflare": t.X402BatchSettlementCloudflare(),
+    "mpp/charge/card": t.MPP_CHARGE_CARD,
+    "mpp/charge/evm/authorization": t.MPP_CHARGE_EVM_AUTHORIZATION,
+    "mpp/charge/evm/hash": t.MPP_CHARGE_EVM_HASH,
+    "mpp/charge/evm/permit2": t.MPP_CHARGE_EVM_PERMIT2,
+    "mpp/charge/evm/transaction": t.MPP_CHARGE_EVM_TRANSACTION,
+    "mpp/charge/nearintents": t.MPP_CHARGE_NEARINTENTS,
+    "mpp/charge/stripe": t.MPP_CHARGE_STRIPE,
+    "mpp/charge/usdc/evm": t.MPP_CHARGE_USDC_EVM,
+    "mpp/charge/usdc/gateway": t.MPP_CHARGE_USDC_GATEWAY,
+    "mpp/session/evm": t.MPP_SESSION_EVM,
+    "mpp/subscription/stripe": t.MPP_SUBSCRIPTION_STRIPE,
 }
 
 
@@ -115,7 +138,7 @@ def sign_local(key, request):
 
 
 def edit_signature(s, edit):
-    """The edits examples/differential.rs makes the same way, on one signature."""
+    """The edits examples/differential/ makes the same way, on one signature."""
     h = s[2:] if s.startswith("0x") else s
     if edit == "upper":
         return "0x" + h.upper()
@@ -139,6 +162,8 @@ def edit_signature(s, edit):
         return "0x" + h + "00" * max(0, 8193 - len(h) // 2)
     if edit == "space":
         return " " + s
+    if edit == "type-1":
+        return "0x01" + h[2:]
     if edit == "as-list":
         return [s]
     if edit == "as-object":
@@ -147,7 +172,7 @@ def edit_signature(s, edit):
 
 
 def edit_list(items, edit):
-    """The edits examples/differential.rs makes the same way, on a batch's list of signatures."""
+    """The edits examples/differential/ makes the same way, on a batch's list of signatures."""
     items = list(items)
     if edit == "swap":
         items.reverse()
@@ -176,27 +201,98 @@ def edited(answer, edit):
     return answer
 
 
+def word(value):
+    return f"{value:064x}"
+
+
+def signed_transaction(spec, request):
+    """An EIP-1559 transaction of an evm-call request's call, eth-account's signature with the spec's key: the
+    request's chain id, token and calldata unless the spec names another chain id, `to`, recipient or amount; then
+    the spec's edit of its hex. None for any other request."""
+    if not isinstance(request, dict) or request.get("kind") != "evm-call":
+        return None
+    call = request.get("call", {})
+    data = call.get("data", "0x")
+    if "recipient" in spec:
+        data = data[:10] + word(int(spec["recipient"], 16)) + data[74:]
+    if "amount" in spec:
+        data = data[:74] + word(int(spec["amount"]))
+    tx = {
+        "type": 2, "chainId": spec.get("chainId", request.get("chainId")), "nonce": spec["nonce"],
+        "maxPriorityFeePerGas": int(spec["maxPriorityFeePerGas"]), "maxFeePerGas": int(spec["maxFeePerGas"]),
+        "gas": spec["gas"], "to": spec.get("to", call.get("to")), "value": 0, "data": data, "accessList": [],
+    }
+    raw = "0x" + bytes(Account.sign_transaction(tx, spec["key"]).raw_transaction).hex()
+    return edit_signature(raw, spec.get("edit", "none"))
+
+
+def gateway_decimal(v):
+    return str(int(v)) if isinstance(v, str) and v.isascii() and v.isdigit() and len(v) <= 78 else None
+
+
+def gateway_answer(spec, request):
+    """The Gateway client's answer: the spec's answer with its burn intent's salt set to the reference's usdc
+    derivation over the request's preimage and the answer's own values (unless keepSalt, or a value is missing)."""
+    a = json.loads(json.dumps(spec["answer"]))
+    preimage = request.get("preimage") if isinstance(request, dict) else None
+    intent = a.get("burnIntent") if isinstance(a, dict) else None
+    tspec = intent.get("spec") if isinstance(intent, dict) else None
+    if spec.get("keepSalt") or not isinstance(preimage, dict) or not isinstance(tspec, dict):
+        return a
+    source_network, destination_network = a.get("sourceNetwork"), a.get("destinationNetwork")
+    if not isinstance(source_network, str) or not isinstance(destination_network, str):
+        return a
+    salt = usdc_gateway_salt({
+        "id": preimage.get("id"), "realm": preimage.get("realm"), "requestHash": preimage.get("requestHash"),
+        "sourceNetwork": source_network, "destinationNetwork": destination_network, "sourceDepositor": a.get("source"),
+        "sourceSigner": gateway_account(source_network, tspec.get("sourceSigner")),
+        "recipient": preimage.get("recipient"),
+        "destinationRecipient": gateway_account(destination_network, tspec.get("destinationRecipient")),
+        "amount": gateway_decimal(tspec.get("value")), "maxFee": gateway_decimal(intent.get("maxFee")),
+    })
+    if isinstance(salt, str):
+        tspec["salt"] = salt
+    return a
+
+
 def answer_of(spec, request):
     if isinstance(spec, dict) and len(spec) == 1 and "$sign" in spec:
         sign = spec["$sign"]
         got = sign_local(sign["key"], request)
         return None if got is None else edited(got, sign.get("edit", "none"))
+    if isinstance(spec, dict) and len(spec) == 1 and "$tx" in spec:
+        return signed_transaction(spec["$tx"], request)
+    if isinstance(spec, dict) and len(spec) == 1 and "$gateway" in spec:
+        return gateway_answer(spec["$gateway"], request)
     return spec
+
+
+def authorization(pairing, signed):
+    """MPP's Authorization value for a credential: `Payment `, then base64url of JSON.stringify's text of it."""
+    if not str(pairing).startswith("mpp/") or not isinstance(signed, dict):
+        return None
+    try:
+        return "Payment " + b64u_encode(js_json(signed).encode())
+    except (TypeError, ValueError):
+        return None
 
 
 class Wallet:
     """The case's wallet for transact: its account as given, eip712 (and batch) requests signed with its key and
     then edited, erc7710 requests answered with the case's delegation, anything else refused."""
 
-    def __init__(self, account, key, edit, erc7710):
+    def __init__(self, account, key, edit, erc7710, answers=None):
         self.account = account
         self.key = key
         self.edit = edit
         self.erc7710 = erc7710
+        self.answers = answers or {}
 
     async def sign(self, request):
         if isinstance(request, dict) and request.get("kind") == "erc7710" and self.erc7710 is not None:
             return self.erc7710
+        if isinstance(request, dict) and request.get("kind") in self.answers:
+            return answer_of(self.answers[request["kind"]], request)
         got = sign_local(self.key, request) if self.key else None
         if got is None:
             raise RuntimeError("the wallet does not sign this request")
@@ -211,7 +307,7 @@ def declined(d):
     return {"declined": {"code": d.code, "detail": d.detail, "moved": moved}}
 
 
-def transaction(r):
+def transaction(r, pairing=None):
     if isinstance(r, t.Declined):
         return declined(r)
     if isinstance(r, t.Transacted):
@@ -219,12 +315,15 @@ def transaction(r):
         if r.agreement is not None:
             a = r.agreement
             receipt = {"atrHash": a.atr_hash, "agreed": a.agreed, "network": a.network, "transaction": a.transaction}
-        return {"signed": {
+        out = {"signed": {
             "signed": None if r.signed is None else compact(r.signed),
             "h": r.h,
             "agreement": receipt,
             "landed": None if r.landed is None else compact(r.landed),
         }}
+        if str(pairing).startswith("mpp/"):
+            out["signed"]["authorization"] = authorization(pairing, r.signed)
+        return out
     if isinstance(r, t.ToApprove):
         return {"toApprove": {
             "url": r.approve.url,
@@ -246,7 +345,7 @@ def bound_of(binding, presented):
 
 
 def approve_edit(approve, edit):
-    """The changes examples/differential.rs makes the same way to the approved agreement payment before the second
+    """The changes examples/differential/ makes the same way to the approved agreement payment before the second
     call: the agent handing back something other than what it was given."""
     option, required, url = approve.option, approve.required, approve.url
     if edit == "amount" and isinstance(option, dict):
@@ -271,7 +370,7 @@ def approve_edit(approve, edit):
 
 
 async def run_transact(case, binding, spec):
-    wallet = Wallet(spec.get("account"), spec.get("key"), spec.get("edit"), spec.get("erc7710"))
+    wallet = Wallet(spec.get("account"), spec.get("key"), spec.get("edit"), spec.get("erc7710"), spec.get("answers"))
     other = spec.get("agreementSigner")
     payer = None if other is None else Wallet(other.get("account"), other.get("key"), "none", None)
     inputs = case.get("inputs")
@@ -283,8 +382,8 @@ async def run_transact(case, binding, spec):
         again = await t.transact(
             case.get("doc"), binding, wallet, CLIENT, inputs=inputs, agreement_signer=payer, approved=approve
         )
-        second = transaction(again)
-    return {"first": transaction(first), "second": second, "paid": list(STATE["paid"])}
+        second = transaction(again, case.get("pairing"))
+    return {"first": transaction(first, case.get("pairing")), "second": second, "paid": list(STATE["paid"])}
 
 
 async def run_case(case):
@@ -292,6 +391,14 @@ async def run_case(case):
     if binding is None:
         return {"id": case.get("id"), "error": "pairing not built"}
     STATE.update(now=case.get("now", 0), seq=case.get("seq", 0), n=0, routes=routes_of(case), paid=[])
+    mpp = str(case.get("pairing")).startswith("mpp/")
+    headers = None
+    if "headers" in case:
+        try:
+            case = dict(case, doc=mpp_header.read_challenges(case["headers"]))
+        except mpp_header.Refused as e:
+            return {"id": case.get("id"), "headers": {"refused": e.code}}
+        headers = {"list": compact(case["doc"])}
     confirmed = await t.confirm(case.get("doc"), binding, case.get("account"), CLIENT, case.get("inputs"))
     if isinstance(confirmed, t.Declined):
         confirm_out = declined(confirmed)
@@ -302,6 +409,8 @@ async def run_case(case):
             "agreement": confirmed.chosen.agreement,
             "ref": confirmed.chosen.ref,
         }}
+        if mpp:
+            confirm_out["confirmed"]["challenge"] = compact(confirmed.chosen.choice.get("challenge"))
 
     finished = None
     finishes = []
@@ -309,11 +418,21 @@ async def run_case(case):
         if isinstance(confirmed, t.Declined):
             finishes.append(None)
             continue
-        answers = [answer_of(a, confirmed.request) for a in spec.get("answers", [])]
-        # The reference's form of the crate's answers slice: none, one answer bare, several as a list.
-        signature = None if not answers else answers[0] if len(answers) == 1 else answers
         atr = bytes.fromhex(spec["bytesHex"]) if "bytesHex" in spec else confirmed.atr_bytes
         as_binding = BINDINGS.get(spec.get("as"), binding)
+        # The reference's form of the crate's answers slice: none, one answer bare, several as a list.
+        form = lambda answers: None if not answers else answers[0] if len(answers) == 1 else list(answers)  # noqa: E731
+        answers = []
+        for i, a in enumerate(spec.get("answers", [])):
+            # A later answer answers the request the answers before it lead to (a payment signed in steps), or,
+            # where they lead to none, the first request.
+            request = confirmed.request
+            if i > 0:
+                step = t.finish(atr, confirmed.chosen, form(answers), as_binding)
+                if isinstance(step, t.Next):
+                    request = step.next
+            answers.append(answer_of(a, request))
+        signature = form(answers)
         r = t.finish(atr, confirmed.chosen, signature, as_binding)
         if isinstance(r, t.Declined):
             finishes.append(declined(r))
@@ -321,7 +440,10 @@ async def run_case(case):
             if finished is None:
                 finished = r.signed
             landed = None if r.landed is None else compact(r.landed)
-            finishes.append({"finished": {"signed": compact(r.signed), "h": r.h, "landed": landed}})
+            done = {"signed": compact(r.signed), "h": r.h, "landed": landed}
+            if mpp:
+                done["authorization"] = authorization(case.get("pairing"), r.signed)
+            finishes.append({"finished": done})
         else:
             finishes.append({"next": {"request": r.next, "h": r.h}})
 
@@ -345,7 +467,10 @@ async def run_case(case):
         # approved one) goes on counting, as the crate's clone of those Options does.
         STATE.update(n=0)
         transacted = await run_transact(case, binding, case["transact"])
-    return {"id": case.get("id"), "confirm": confirm_out, "finish": finishes, "checks": checks, "transact": transacted}
+    out = {"id": case.get("id"), "confirm": confirm_out, "finish": finishes, "checks": checks, "transact": transacted}
+    if headers is not None:
+        out["headers"] = headers
+    return out
 
 
 async def main():

@@ -268,9 +268,15 @@ fn finishing(bytes: &[u8], chosen: &Chosen, answers: &[Answer], pairing: &dyn Pa
     let unsigned = build_guarded(pairing, chosen, bytes, &h)
         .map_err(|r| Unfinished::refused(decline(DeclineCode::OfferUnreadable, r.code()), r))?;
     // Whether the signer moved the money itself matters only on a decline, so it is worked out only there.
+    // As the reference reads it: no answer, or one answer that is `null`, is no answer, and nothing moved.
+    let answered = match answers {
+        [] => false,
+        [one] => !one.as_json().is_null(),
+        _ => true,
+    };
     let keep = |code: DeclineCode, detail: &str, signed: Value| {
-        let moves = !answers.is_empty()
-            && matches!(request_guarded(pairing, unsigned.as_ref()), Ok(Some(ref r)) if pairing.moves(r));
+        let moves =
+            answered && matches!(request_guarded(pairing, unsigned.as_ref()), Ok(Some(ref r)) if pairing.moves(r));
         decline(code, detail).with_moved(moves.then(|| Moved { signed, bytes: bytes.to_vec(), h }))
     };
     let completion = catch_unwind(AssertUnwindSafe(|| unsigned.complete(answers, chosen)));

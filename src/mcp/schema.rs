@@ -119,6 +119,10 @@ pub(crate) fn inputs_schema() -> Value {
         if let Some(hint) = first.format.hint() {
             words.push_str(&format!(" Form: {hint}."));
         }
+        // A pairing that reads the same input with its own meaning (an opening's `deposit`) says so.
+        for (id, spec) in takers.iter().filter(|(_, spec)| spec.meaning != first.meaning) {
+            words.push_str(&format!(" For {id}: {}", spec.meaning));
+        }
         let takers: Vec<String> = takers.iter().map(|(id, spec)| taken_by(id, spec)).collect();
         words.push_str(&format!(" Taken by {}.", takers.join("; ")));
         let mut property = Map::new();
@@ -251,7 +255,7 @@ mod tests {
                 assert_eq!(p["type"], spec.ty.as_str(), "{}", spec.name);
                 assert_eq!(p.get("pattern").and_then(Value::as_str), spec.format.pattern().as_deref());
                 let words = p["description"].as_str().unwrap();
-                assert!(words.starts_with(spec.meaning) && words.contains(&taken_by(entry.id, spec)), "{words}");
+                assert!(words.contains(spec.meaning) && words.contains(&taken_by(entry.id, spec)), "{words}");
             }
         }
         assert!(properties.len() <= named && (named == 0) == properties.is_empty());

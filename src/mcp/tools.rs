@@ -71,13 +71,15 @@ const APPROVED: Field = optional(
      every call that carries it.",
 );
 
+/// What a seller's payment request is, as the tools take it.
+const DOCUMENT: &str = "The seller's payment request as received, as JSON: an x402 PAYMENT-REQUIRED document (the \
+                        header's base64 decoded); for MPP, the list of every `WWW-Authenticate: Payment` challenge of \
+                        the 402, each an object of its parameters as sent (id, realm, method, intent, request, \
+                        expires, opaque…; `request` and `opaque` still base64url).";
+
 const CONFIRM: [Field; 5] = [
     PAIRING,
-    field(
-        "document",
-        Kind::Json,
-        "The seller's payment request as received (an x402 PAYMENT-REQUIRED, an MPP challenge…).",
-    ),
+    field("document", Kind::Json, DOCUMENT),
     field("account", Kind::Text, "The payer's CAIP-10 account, e.g. eip155:8453:0x…."),
     INPUTS,
     optional(
@@ -102,8 +104,7 @@ const CHECK: [Field; 3] = [
     ATR,
     field("presented", Kind::Json, "The payment, with the `landed` member put back where a tool returned one."),
 ];
-const TRANSACT: [Field; 4] =
-    [PAIRING, field("document", Kind::Json, "The seller's payment request as received."), INPUTS, APPROVED];
+const TRANSACT: [Field; 4] = [PAIRING, field("document", Kind::Json, DOCUMENT), INPUTS, APPROVED];
 const AGREE: [Field; 4] = [
     ATR,
     field("chosen", Kind::Object, "`chosen` exactly as atr_confirm returned it; it names the agreement URL."),
@@ -123,11 +124,19 @@ const RECORD_CHARGE: [Field; 2] =
 const WITHIN: [Field; 5] = [
     PAIRING,
     HOLD,
-    field("document", Kind::Json, "The seller's payment request for this payment; only its amount is taken."),
+    field(
+        "document",
+        Kind::Json,
+        "The seller's payment request for this payment, in the form atr_confirm takes. Only its amount is taken (the \
+         ATR, its hash and the channel come from the hold); one that names another ATR hash or another channel than \
+         the hold's is declined and nothing is signed.",
+    ),
     optional(
         "refund",
         Kind::Refund,
-        "Sign a refund instead of a voucher: {} closes the channel, {amount} refunds down to that cumulative amount.",
+        "Sign a refund instead of a voucher: {} closes the channel, claiming the recorded charge; {amount} refunds \
+         down to that cumulative amount and keeps the channel open, where the pairing has partial refunds (x402 batch \
+         settlement has; an MPP session declines it, pairing-not-supported).",
     ),
     INPUTS,
 ];
@@ -154,7 +163,7 @@ fn description(name: &str) -> &'static str {
              a match does it return the ATR bytes, `chosen`, and the signing `request` built with that hash; have \
              the wallet sign `request` exactly, then call atr_finish. On a mismatch it declines and gives nothing to \
              sign. Where `chosen.agreement` names an agreement URL, `request` comes only with that agreement's \
-             `receipt`."
+             `receipt`. `request: null` means there is nothing to sign: the seller's own flow completes the payment."
         }
         "atr_finish" => {
             "Joins the wallet's answer to the payment rebuilt from `chosen` and the ATR bytes, and returns it only if \

@@ -66,6 +66,9 @@ pub enum InputFormat {
     Hex(usize),
     /// 1 to 78 ASCII digits: an amount in atomic units, read by its value (`007` is 7).
     Decimal,
+    /// A string of one character or more (the reference's `string` input), whose own form the pairing's build
+    /// checks.
+    NonEmpty,
 }
 
 impl InputFormat {
@@ -78,6 +81,7 @@ impl InputFormat {
                 .and_then(|s| s.strip_prefix("0x"))
                 .is_some_and(|digits| digits.len() == 2 * bytes && digits.bytes().all(|b| b.is_ascii_hexdigit())),
             Self::Decimal => value.as_str().is_some_and(decimal::is_decimal),
+            Self::NonEmpty => value.as_str().is_some_and(|s| !s.is_empty()),
         }
     }
 
@@ -87,6 +91,7 @@ impl InputFormat {
             Self::Any => None,
             Self::Hex(bytes) => Some(format!("0x and {} hex digits ({bytes} bytes)", 2 * bytes)),
             Self::Decimal => Some(format!("a decimal string of 1 to {} digits", decimal::MAX_DIGITS)),
+            Self::NonEmpty => Some("a string of one character or more".to_owned()),
         }
     }
 
@@ -96,6 +101,7 @@ impl InputFormat {
             Self::Any => None,
             Self::Hex(bytes) => Some(format!("^0x[0-9a-fA-F]{{{}}}$", 2 * bytes)),
             Self::Decimal => Some(format!("^[0-9]{{1,{}}}$", decimal::MAX_DIGITS)),
+            Self::NonEmpty => Some("^[\\s\\S]+$".to_owned()),
         }
     }
 }
@@ -299,7 +305,7 @@ mod tests {
             json!("0X00"),
             json!("007\n"),
         ];
-        for format in [InputFormat::Hex(20), InputFormat::Hex(32), InputFormat::Decimal] {
+        for format in [InputFormat::Hex(20), InputFormat::Hex(32), InputFormat::Decimal, InputFormat::NonEmpty] {
             let pattern = regex::Regex::new(&format.pattern().unwrap()).unwrap();
             for s in &samples {
                 assert_eq!(pattern.is_match(s.as_str().unwrap()), format.accepts(s), "{format:?} {s}");

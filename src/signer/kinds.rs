@@ -6,6 +6,7 @@
 use serde::{Deserialize, Serialize};
 
 use super::{Fields, TypedData};
+use crate::rail::evm::request::{Call, GatewayPreimage};
 
 /// Expands the table below. Rows are munched one at a time into the pieces each generated item needs, so that the
 /// enum keeps the table's order and a row is the only place a kind is written.
@@ -161,9 +162,27 @@ signing_kinds! {
             /// The requests, in order.
             requests: Vec<Self>,
         },
-        EvmCall = "evm-call",
+        /// A contract call on an EVM chain (MPP's EVM `transaction` and `hash` charges): sign it as one EIP-1559
+        /// transaction with the account's nonce and fees and answer the signed transaction, `0x` hex of its EIP-2718
+        /// bytes; with `broadcast`, send it and answer its transaction hash, `0x` and 64 hex digits.
+        EvmCall = "evm-call" {
+            /// The chain.
+            #[serde(rename = "chainId")]
+            chain_id: u64,
+            /// The call, with no value.
+            call: Call,
+            /// Whether the signer broadcasts the transaction and answers its hash (money moves before the gate
+            /// sees the answer).
+            broadcast: bool,
+        },
         EvmCalls = "evm-calls",
-        GatewayBurnIntent = "gateway-burn-intent",
+        /// A Circle Gateway burn intent for a charge (`mpp/charge/usdc/gateway`): compute the TransferSpec's salt
+        /// over the preimage and the client's own values, sign the burn intent, and answer `{source, sourceNetwork,
+        /// destinationNetwork, maxFee, burnIntent, signature}`.
+        GatewayBurnIntent = "gateway-burn-intent" {
+            /// The charge's values of the salt's preimage.
+            preimage: GatewayPreimage,
+        },
         TempoCall = "tempo-call",
         TempoCalls = "tempo-calls",
         TempoKeyAuthorization = "tempo-key-authorization",
@@ -205,7 +224,7 @@ mod example {
     use indexmap::IndexMap;
     use serde_json::{Value, json};
 
-    use super::{Fields, SigningRequest, TypedData};
+    use super::{Call, Fields, GatewayPreimage, SigningRequest, TypedData};
     use crate::signer::TypedField;
 
     /// A value with example contents.
@@ -245,12 +264,46 @@ mod example {
         }
     }
 
+    impl Example for u64 {
+        fn example() -> Self {
+            84532
+        }
+    }
+
+    impl Example for bool {
+        fn example() -> Self {
+            true
+        }
+    }
+
+    impl Example for Call {
+        fn example() -> Self {
+            Self {
+                to: "0x036CbD53842c5426634e7929541eC2318f3dCF7e".into(),
+                data: "0xa9059cbb000000000000000000000000209693bc6afc0c5328ba36faf03c514ef312287c\
+                       0000000000000000000000000000000000000000000000000000000000002710"
+                    .into(),
+            }
+        }
+    }
+
+    impl Example for GatewayPreimage {
+        fn example() -> Self {
+            Self {
+                id: "ungWv48Bz-pBQUDeXa4iI7ADYaOWF3qctBD_YfIAFa0.0".into(),
+                realm: "api.seller.example".into(),
+                request_hash: "0x387b120b1febad23a00d22ab0c0e405db1b4c44e3fd8862ec6d562510b772e73".into(),
+                recipient: "0x209693Bc6afc0C5328bA36FaF03C514EF312287C".into(),
+            }
+        }
+    }
+
     impl Example for Vec<SigningRequest> {
         fn example() -> Self {
             vec![
                 SigningRequest::Eip712 { typed_data: TypedData::example() },
                 SigningRequest::Erc7710(Fields::example()),
-                SigningRequest::Batch { requests: vec![SigningRequest::EvmCall(Fields::example())] },
+                SigningRequest::Batch { requests: vec![SigningRequest::EvmCalls(Fields::example())] },
             ]
         }
     }

@@ -39,6 +39,9 @@ impl SigningRequest {
 
     /// Whether the request tells the signer to broadcast what it signs (the signer then moves money itself).
     pub fn broadcasts(&self) -> bool {
+        if let Self::EvmCall { broadcast, .. } = self {
+            return *broadcast;
+        }
         self.fields().and_then(|f| f.get("broadcast")) == Some(&Value::Bool(true))
     }
 }
@@ -135,9 +138,10 @@ mod tests {
 
     #[test]
     fn kind_is_the_serialised_tag() {
-        // The kinds that carry their members as a JSON object, from the table (every kind but `eip712` and `batch`).
+        // The kinds that carry their members as a JSON object, from the table (every kind but `eip712`, `batch`,
+        // `evm-call` and `gateway-burn-intent`).
         let kinds = kinds::FIELDS_KINDS;
-        assert_eq!(kinds.len(), 35);
+        assert_eq!(kinds.len(), 33);
         for &kind in kinds {
             let request: SigningRequest =
                 serde_json::from_value(serde_json::json!({"kind": kind, "broadcast": true})).unwrap();
@@ -148,6 +152,16 @@ mod tests {
         let batch = SigningRequest::Batch { requests: vec![] };
         assert_eq!(batch.kind(), "batch");
         assert_eq!(batch.to_json()["kind"], "batch");
+        // A typed call broadcasts when its member says so, and is written in the reference's member order.
+        let call = |broadcast: bool| {
+            let to = "0x036CbD53842c5426634e7929541eC2318f3dCF7e";
+            serde_json::json!({"kind": "evm-call", "chainId": 84532, "call": {"to": to, "data": "0x"}, "broadcast": broadcast})
+        };
+        for broadcast in [true, false] {
+            let request: SigningRequest = serde_json::from_value(call(broadcast)).unwrap();
+            assert_eq!((request.kind(), request.broadcasts()), ("evm-call", broadcast));
+            assert_eq!(serde_json::to_string(&request).unwrap(), call(broadcast).to_string());
+        }
     }
 
     #[test]

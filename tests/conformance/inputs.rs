@@ -10,11 +10,12 @@ use terms::{DeclineCode, InputSpec, confirm};
 
 use super::quote::{Case, cases};
 use crate::support::{Reply, ScriptedFetch, paused};
-use crate::{Outcome, eq, link_of};
+use crate::{Outcome, eq};
 
 pub fn trials() -> Vec<Trial> {
     let mut all = Vec::new();
-    let cases = cases();
+    let mut cases = cases();
+    cases.extend(super::quote_mpp::cases());
     for id in terms::built_ids() {
         let pairing = terms::pairing(id).unwrap();
         // The first vector document each pairing confirms, with the row's own inputs.
@@ -55,6 +56,7 @@ fn other_forms(format: InputFormat) -> Vec<Value> {
             json!("0x01"),
         ],
         InputFormat::Decimal => vec![json!(""), json!("1.5"), json!("-1"), json!(" 1"), json!("9".repeat(79))],
+        InputFormat::NonEmpty => vec![json!("")],
         _ => vec![],
     }
 }
@@ -62,7 +64,8 @@ fn other_forms(format: InputFormat) -> Vec<Value> {
 /// What the gate says of the case with these inputs: `Ok` once confirmed, else the decline's code and detail, and
 /// whether anything was fetched.
 fn confirmed_with(case: &Case, doc: &Value, inputs: Map<String, Value>) -> (Result<(), (DeclineCode, String)>, usize) {
-    let fetch = ScriptedFetch::new().script(&link_of(doc), vec![Reply::ok(case.atr.clone())]);
+    let link = case.pairing.read(doc).map(|r| r.link).unwrap_or_default();
+    let fetch = ScriptedFetch::new().script(&link, vec![Reply::ok(case.atr.clone())]);
     let options = Case { inputs, ..case.clone() }.options();
     let got = paused().block_on(confirm(doc, case.pairing, &case.account, &fetch, &options));
     (got.map(drop).map_err(|d| (d.code, d.detail)), fetch.asked().len())
@@ -75,13 +78,26 @@ fn declines(case: &Case, doc: &Value, inputs: Map<String, Value>, what: &str) ->
     eq(&format!("{what}: fetches"), fetched, 0)
 }
 
+/// The optional inputs a build needs for the option the row's other inputs choose: without one, the build refuses
+/// (`offer-unreadable`, `<namespace>/input-malformed`), after the choice and the fetch. An MPP EVM session opening by
+/// authorization is signed under the token's EIP-712 domain, which no other funding reads.
+const NEEDED_BY_THE_BUILD: [(&str, &str); 1] = [("mpp/session/evm", "tokenDomain")];
+
 /// The gate gets past the choice: it fetches the ATR once, and confirms (or, for a pairing that is no public proof
-/// and a document that names no agreement, declines `agreement-not-offered`, which comes after the fetch).
+/// and a document that names no agreement, declines `agreement-not-offered`, which comes after the fetch; or, without
+/// an optional input the build needs, declines as [`NEEDED_BY_THE_BUILD`] says).
 fn takes(case: &Case, doc: &Value, inputs: Map<String, Value>, what: &str) -> Outcome {
+    let needed = NEEDED_BY_THE_BUILD
+        .iter()
+        .any(|(id, name)| *id == case.pairing.id() && !inputs.contains_key(*name) && case.inputs.contains_key(*name));
     let (got, fetched) = confirmed_with(case, doc, inputs);
     eq(&format!("{what}: fetches"), fetched, 1)?;
     match got {
         Err((DeclineCode::AgreementNotOffered, _)) if !case.pairing.public_proof() => Ok(()),
+        got if needed => {
+            let malformed = format!("{}/input-malformed", namespace(case.pairing.id()));
+            eq(what, got, Err((DeclineCode::OfferUnreadable, malformed)))
+        }
         got => eq(what, got, Ok(())),
     }
 }
@@ -136,6 +152,9 @@ fn every_rule_declines(case: &Case) -> Outcome {
     Ok(())
 }
 
+/// The pairings whose choice reads no account (MPP card and Stripe: the buyer signs nothing, on no network).
+const ANY_ACCOUNT: [&str; 3] = ["mpp/charge/card", "mpp/charge/stripe", "mpp/subscription/stripe"];
+
 /// An account on a network the offer names no option on, with every input malformed: the choice finds no option
 /// before the inputs are read, as the reference's does, so the decline is `no-payable-option` itself.
 fn unpayable_first(case: &Case) -> Outcome {
@@ -149,6 +168,11 @@ fn unpayable_first(case: &Case) -> Outcome {
         inputs.insert(spec.name.to_owned(), other_type(spec.ty));
     }
     let (got, fetched) = confirmed_with(&elsewhere, &case.doc, inputs);
+    if ANY_ACCOUNT.contains(&case.pairing.id()) {
+        // Nothing is signed, so the account is never read: the other account gets past the choice as the row's does.
+        eq("fetches", fetched, 1)?;
+        return eq("decline", got.map_err(|(code, _)| code), Err(DeclineCode::AgreementNotOffered));
+    }
     let unpayable = format!("{}/no-payable-option", namespace(case.pairing.id()));
     eq("decline", got, Err((DeclineCode::NoPayableOption, unpayable)))?;
     eq("fetches", fetched, 0)

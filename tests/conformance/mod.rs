@@ -5,8 +5,12 @@ use libtest_mimic::Trial;
 
 pub mod batch_settlement;
 pub mod inputs;
+pub mod mpp_no_proof;
+#[cfg(feature = "mpp")]
+pub mod mpp_session_evm;
 pub mod quote;
 mod quote_malformed;
+mod quote_mpp;
 pub mod x402_evm;
 
 /// Every family's trials.
@@ -14,7 +18,10 @@ pub fn trials() -> Vec<Trial> {
     let mut all: Vec<Trial> = Vec::new();
     all.extend(batch_settlement::trials());
     all.extend(x402_evm::trials());
+    all.extend(mpp_no_proof::trials());
     all.extend(quote::trials());
     all.extend(inputs::trials());
+    #[cfg(feature = "mpp")]
+    all.extend(mpp_session_evm::trials());
     all
 }

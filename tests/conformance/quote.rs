@@ -1,14 +1,16 @@
-//! Every built pairing's quote, driven from the x402 vector files' own documents: each document a built pairing reads,
-//! advertising the file's ATR (its B6 rows' bytes), is chosen as the gate chooses with the row's account, time and
-//! inputs, and the quote of the choice must say the chosen option's own `amount`, `asset`, `payTo`, `network` and `scheme` (for
-//! batch settlement the deposit too), and what the build then hands the signer, or completes, must carry the same.
-//! A hand-edited choice must give the quote the refusal the build gives, never a panic.
+//! Every built pairing's quote, driven from the x402 and MPP vector files' own documents: each document a built pairing
+//! reads, advertising the file's ATR (its B6 rows' bytes), is chosen as the gate chooses with the row's account, time
+//! and inputs, and the quote of the choice must say the chosen option's own `amount`, `asset`, `payTo`, `network` and
+//! `scheme` (for batch settlement the deposit too), or the chosen MPP challenge's request (`currency`, `recipient`, its
+//! network and intent; for a session the deposit, and the first voucher's 0), and what the build then hands the
+//! signer, or completes, must carry the same. A hand-edited choice must give the quote the refusal the build gives,
+//! never a panic.
 
 use std::panic::{AssertUnwindSafe, catch_unwind};
 
 use libtest_mimic::{Failed, Trial};
 use serde_json::{Map, Value, json};
-use terms::pairing::{ChooseContext, Chosen, check_inputs};
+use terms::pairing::{ChooseContext, Chosen, Completion, check_inputs};
 use terms::{Answer, AtrHash, FixedClock, Options, Pairing, Quote, SigningRequest, atr_hash};
 
 use crate::support::{hex, vectors};
@@ -55,24 +57,34 @@ impl Case {
     }
 }
 
-/// The x402 vector files, by name.
+/// The x402 and MPP vector files, by name.
 fn files() -> Vec<String> {
     let dir = format!("{}/tests/vectors", env!("CARGO_MANIFEST_DIR"));
     let mut names: Vec<String> = std::fs::read_dir(dir)
         .unwrap()
         .filter_map(|e| e.ok()?.file_name().into_string().ok())
-        .filter(|n| n.starts_with("x402-") && n.ends_with(".json"))
+        .filter(|n| (n.starts_with("x402-") || n.starts_with("mpp-")) && n.ends_with(".json"))
         .collect();
     names.sort();
     names
 }
 
-/// Every x402 document (an object with `x402Version` and `accepts`), with the path to it and the object that holds it.
+/// Whether the value is an MPP challenge list: a non-empty array of objects with a string `intent`, `method` and
+/// `request`.
+fn is_challenges(v: &Value) -> bool {
+    v.as_array().is_some_and(|l| {
+        !l.is_empty() && l.iter().all(|c| ["intent", "method", "request"].iter().all(|k| c[*k].is_string()))
+    })
+}
+
+/// Every x402 document (an object with `x402Version` and `accepts`) and MPP challenge list, with the path to it and
+/// the object that holds it.
 fn docs<'a>(v: &'a Value, path: &str, out: &mut Vec<(String, &'a Value, &'a Value)>) {
     match v {
         Value::Object(m) => {
             for (k, x) in m {
-                if x.get("x402Version").is_some() && x.get("accepts").is_some_and(Value::is_array) {
+                if (x.get("x402Version").is_some() && x.get("accepts").is_some_and(Value::is_array)) || is_challenges(x)
+                {
                     out.push((format!("{path}/{k}"), x, v));
                 }
                 docs(x, &format!("{path}/{k}"), out);
@@ -110,10 +122,20 @@ pub(crate) fn cases() -> Vec<Case> {
         docs(&file, "", &mut found);
         for (path, doc, holder) in found {
             for id in terms::built_ids() {
+                // Of MPP's pairings only the session is quoted here: the charges whose build is the payment in
+                // `quote_mpp`, the EVM charges in tests/mpp_evm.
+                if id.starts_with("mpp/") && (id != "mpp/session/evm" || name != "mpp-session-evm.json") {
+                    continue;
+                }
                 let pairing = terms::pairing(id).unwrap();
                 let Ok(read) = pairing.read(doc) else { continue };
                 let Some(atr) = atrs.iter().find(|a| atr_hash(a) == read.h) else { continue };
-                let network = doc["accepts"][0]["network"].as_str().unwrap_or_default();
+                let network = match read.offer {
+                    terms::pairing::Offer::Challenges(ref list) => {
+                        list.first().and_then(|c| terms::mpp::network(c).ok()).unwrap_or_default()
+                    }
+                    _ => doc["accepts"][0]["network"].as_str().unwrap_or_default().to_owned(),
+                };
                 let account = match (holder["account"].as_str(), payer(&file)) {
                     (Some(a), _) => a.to_owned(),
                     (None, Some(p)) => format!("{network}:{p}"),
@@ -146,14 +168,28 @@ fn batch_variants(cases: &[Case]) -> Vec<Case> {
 pub fn trials() -> Vec<Trial> {
     let mut cases = cases();
     cases.extend(batch_variants(&cases));
+    cases.extend(super::quote_mpp::cases());
     let mut all = Vec::new();
     let quoted: Vec<&str> = cases.iter().map(|c| c.pairing.id()).collect();
     all.push(Trial::test("quote::every built pairing is quoted from a vector document", move || {
-        let missing: Vec<&str> = terms::built_ids().into_iter().filter(|id| !quoted.contains(id)).collect();
+        // MPP's pairings quote a challenge, not an x402 option: tests/mpp_evm quotes each from its own file.
+        let missing: Vec<&str> =
+            terms::built_ids().into_iter().filter(|id| !id.starts_with("mpp/") && !quoted.contains(id)).collect();
         eq("pairings no vector document quotes", missing, vec![])
     }));
     for case in cases {
         let again = case.clone();
+        if case.doc.is_array() && case.pairing.id() != "mpp/session/evm" {
+            // An MPP challenge list of a pairing whose build is the payment (the session's is checked below, its
+            // quote against the challenge's request and deposit).
+            all.push(Trial::test(format!("quote::{}", case.label), move || {
+                super::quote_mpp::quote_says_the_challenge(&case)
+            }));
+            all.push(Trial::test(format!("quote::{}::malformed choices", again.label), move || {
+                super::quote_mpp::malformed_choices_are_refused_alike(&again)
+            }));
+            continue;
+        }
         all.push(Trial::test(format!("quote::{}", case.label), move || quote_says_the_option(&case)));
         all.push(Trial::test(format!("quote::{}::malformed choices", again.label), move || {
             super::quote_malformed::malformed_choices_are_refused_alike(&again)
@@ -175,6 +211,9 @@ fn text(v: &Value) -> String {
 
 fn quote_says_the_option(case: &Case) -> Outcome {
     let chosen = case.chosen()?;
+    if chosen.build_input.contains_key("challenge") {
+        return quote_says_the_challenge(case, &chosen);
+    }
     let quote = case.pairing.quote(&chosen).map_err(|r| r.code())?;
     let option = option_of(case, &chosen)?;
     eq("amount", quote.amount.to_string(), text(&option["amount"]))?;
@@ -195,6 +234,34 @@ fn quote_says_the_option(case: &Case) -> Outcome {
     let json = serde_json::to_value(&quote).unwrap();
     eq("amount as JSON", json["amount"].clone(), option["amount"].clone())?;
     build_carries_the_quote(case, &chosen, &quote)
+}
+
+/// The MPP challenge the choice pays, its request decoded.
+fn request_of(chosen: &Chosen) -> Result<Value, Failed> {
+    use base64::Engine as _;
+    let raw = chosen.build_input["challenge"]["request"].as_str().ok_or("no request")?;
+    let bytes = base64::engine::general_purpose::URL_SAFE_NO_PAD.decode(raw).map_err(|e| e.to_string())?;
+    serde_json::from_slice(&bytes).map_err(|e| Failed::from(e.to_string()))
+}
+
+/// An MPP choice's quote: the request's currency to its recipient on the challenge's network under its intent; a
+/// session's first voucher claims 0 and the channel locks the buyer's deposit, its authorization valid from 0 until
+/// the challenge's `expires`.
+fn quote_says_the_challenge(case: &Case, chosen: &Chosen) -> Outcome {
+    let quote = case.pairing.quote(chosen).map_err(|r| r.code())?;
+    let challenge = &chosen.build_input["challenge"];
+    let request = request_of(chosen)?;
+    eq("asset", &quote.asset, &text(&request["currency"]))?;
+    eq("payee", &quote.payee, &text(&request["recipient"]))?;
+    eq("network", Ok(quote.network.clone()), terms::mpp::network(challenge).map_err(|r| r.code()))?;
+    eq("scheme", &quote.scheme, &text(&challenge["intent"]))?;
+    if case.pairing.id() == "mpp/session/evm" {
+        eq("amount", quote.amount.to_string(), "0".to_owned())?;
+        eq("deposit", quote.deposit.map(|d| d.to_string()), Some(text(&case.inputs["deposit"])))?;
+    } else {
+        eq("amount", quote.amount.to_string(), text(&request["amount"]))?;
+    }
+    build_carries_the_quote(case, chosen, &quote)
 }
 
 /// Where each pairing's first signing request (`/request`) or its payment completed with placeholder answers
@@ -242,6 +309,18 @@ const CARRIED: &[(&str, &[(&str, &str)])] = &[
             ("/amount", "/payment/payload/amount"),
             ("/asset", "/payment/payload/asset"),
             ("/payee", "/payment/accepted/payTo"),
+        ],
+    ),
+    // The row's opening is an authorization: the deposit's EIP-3009 transfer to the escrow, then the voucher of 0.
+    (
+        "mpp/session/evm",
+        &[
+            ("/deposit", "/request/typedData/message/value"),
+            ("/asset", "/request/typedData/domain/verifyingContract"),
+            ("/validAfter", "/request/typedData/message/validAfter"),
+            ("/validBefore", "/request/typedData/message/validBefore"),
+            ("/amount", "/payment/payload/cumulativeAmount"),
+            ("/deposit", "/payment/payload/authorization/value"),
         ],
     ),
 ];
@@ -298,9 +377,14 @@ fn placeholder(request: &SigningRequest) -> Value {
 fn build_carries_the_quote(case: &Case, chosen: &Chosen, quote: &Quote) -> Outcome {
     let unsigned = case.pairing.build(chosen, &case.atr, &case.h()).map_err(|r| r.code())?;
     let request = unsigned.request().map_err(|r| r.code())?;
-    let answers: Vec<Answer> = request.iter().map(|r| Answer::new(placeholder(r))).collect();
-    let completed = unsigned.complete(&answers, chosen).map_err(|r| r.code())?;
-    let payment = completed.payment_value().ok_or("no payment")?;
+    let mut answers: Vec<Answer> = request.iter().map(|r| Answer::new(placeholder(r))).collect();
+    // A payment signed in steps (an MPP session's opening) is completed step by step.
+    let payment = loop {
+        match unsigned.complete(&answers, chosen).map_err(|r| r.code())? {
+            Completion::Next(next) if answers.len() < 4 => answers.push(Answer::new(placeholder(&next))),
+            done => break done.payment_value().ok_or("no payment")?,
+        }
+    };
     let carried = json!({"request": request, "payment": payment});
     let quoted = serde_json::to_value(quote).unwrap();
     let (_, places) = CARRIED.iter().find(|(id, _)| *id == case.pairing.id()).ok_or("a pairing CARRIED omits")?;

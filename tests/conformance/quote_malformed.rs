@@ -103,6 +103,10 @@ fn edits(chosen: &Chosen) -> Vec<(String, Chosen)> {
             out.push((format!("{key} = {v}"), c));
         }
     }
+    if chosen.build_input.contains_key("challenge") {
+        out.extend(challenge_edits(chosen));
+        return out;
+    }
     for (member, v) in option_edits() {
         out.push((format!("accepted.{member} = {v}"), with_option_member(chosen, &[member], Some(&v))));
     }
@@ -121,6 +125,62 @@ fn edits(chosen: &Chosen) -> Vec<(String, Chosen)> {
         let mut c = chosen.clone();
         c.build_input.insert("now".into(), now.clone());
         out.push((format!("now = {now}"), c));
+    }
+    out
+}
+
+/// An MPP choice's edits: each member of the chosen challenge removed or replaced with odd values, and its request
+/// replaced with the base64url of odd requests (the challenge's id and opaque still carrying H).
+fn challenge_edits(chosen: &Chosen) -> Vec<(String, Chosen)> {
+    use base64::Engine as _;
+    let mut out = Vec::new();
+    let challenge = chosen.build_input["challenge"].clone();
+    let with_challenge = |edit: &dyn Fn(&mut serde_json::Map<String, Value>)| {
+        let mut c = chosen.clone();
+        edit(c.build_input.get_mut("challenge").and_then(Value::as_object_mut).unwrap());
+        c
+    };
+    for member in challenge.as_object().map(|o| o.keys().cloned().collect::<Vec<_>>()).unwrap_or_default() {
+        out.push((format!("challenge without {member}"), with_challenge(&|c| drop(c.shift_remove(&member)))));
+        for v in odd_values() {
+            let name = format!("challenge.{member} = {v}");
+            out.push((name, with_challenge(&|c| drop(c.insert(member.clone(), v.clone())))));
+        }
+    }
+    let encode = |v: &Value| base64::engine::general_purpose::URL_SAFE_NO_PAD.encode(v.to_string());
+    let raw = challenge["request"].as_str().unwrap_or_default();
+    let request: Value = base64::engine::general_purpose::URL_SAFE_NO_PAD
+        .decode(raw)
+        .ok()
+        .and_then(|b| serde_json::from_slice(&b).ok())
+        .unwrap_or(Value::Null);
+    let mut requests: Vec<(String, Value)> = Vec::new();
+    for member in request.as_object().map(|o| o.keys().cloned().collect::<Vec<_>>()).unwrap_or_default() {
+        let mut r = request.clone();
+        r.as_object_mut().unwrap().shift_remove(&member);
+        requests.push((format!("request without {member}"), r));
+        for v in odd_values() {
+            let mut r = request.clone();
+            r[&member] = v.clone();
+            requests.push((format!("request.{member} = {v}"), r));
+        }
+    }
+    for member in
+        request["methodDetails"].as_object().map(|o| o.keys().cloned().collect::<Vec<_>>()).unwrap_or_default()
+    {
+        for v in [None, Some(Value::Null), Some(json!("")), Some(json!(1)), Some(json!(["permit2"]))] {
+            let mut r = request.clone();
+            let details = r["methodDetails"].as_object_mut().unwrap();
+            match &v {
+                None => drop(details.shift_remove(&member)),
+                Some(v) => drop(details.insert(member.clone(), v.clone())),
+            }
+            requests.push((format!("request.methodDetails.{member} = {v:?}"), r));
+        }
+    }
+    for (name, r) in requests {
+        let encoded = json!(encode(&r));
+        out.push((name, with_challenge(&|c| drop(c.insert("request".into(), encoded.clone())))));
     }
     out
 }

@@ -303,6 +303,11 @@ impl Loopback {
         self.seen.lock().unwrap().iter().filter(|s| s.path == path).cloned().collect()
     }
 
+    /// Every path requested so far, in order.
+    pub fn requested(&self) -> Vec<String> {
+        self.seen.lock().unwrap().iter().map(|s| s.path.clone()).collect()
+    }
+
     pub fn paid(&self, path: &str) -> usize {
         self.seen(path).iter().filter(|s| s.payment.is_some()).count()
     }
@@ -363,10 +368,12 @@ pub struct ToLoopback {
 
 impl ToLoopback {
     pub fn new(seller: &Loopback) -> Self {
-        Self {
-            inner: HttpFetch::from_client(HttpFetch::builder().build().unwrap()),
-            base: format!("http://{}", seller.addr),
-        }
+        Self::to(seller.addr)
+    }
+
+    /// The same, to a loopback seller known only by its address (one that another process started).
+    pub fn to(addr: SocketAddr) -> Self {
+        Self { inner: HttpFetch::from_client(HttpFetch::builder().build().unwrap()), base: format!("http://{addr}") }
     }
 }
 

@@ -238,6 +238,16 @@ async fn definitions() {
             }
         }
     }
+    // The documents' words say the form each protocol's request takes, the same for every tool that takes one.
+    let about = |tool: &str, arg: &str| {
+        let t = tools.iter().find(|t| t.name == tool).unwrap();
+        t.input_schema["properties"][arg]["description"].as_str().unwrap().to_owned()
+    };
+    let document = about("atr_confirm", "document");
+    assert!(document.contains("PAYMENT-REQUIRED") && document.contains("`WWW-Authenticate: Payment` challenge"));
+    assert_eq!(about("atr_transact", "document"), document);
+    assert!(about("atr_channel_within", "document").contains("in the form atr_confirm takes"));
+    assert!(about("atr_channel_within", "refund").contains("an MPP session declines it"));
     let pairing_takers: BTreeSet<&str> = tools
         .iter()
         .filter(|t| t.input_schema["properties"].get("pairing").is_some())
@@ -367,10 +377,10 @@ async fn odd_values() {
     let r = call(&odd, "atr_check", json!({"pairing": EIP3009, "atr": "/w==", "presented": {"payload": {}}})).await;
     assert_eq!(declined(&r).0, "signed-not-bound");
     // A pairing of the 67 that this build does not implement.
-    let r = call(&client, "atr_check", json!({"pairing": "mpp/charge/card", "atr": "/w==", "presented": {}})).await;
+    let r = call(&client, "atr_check", json!({"pairing": "card/visa-tap", "atr": "/w==", "presented": {}})).await;
     let (code, v) = declined(&r);
     assert_eq!(code, "pairing-not-supported");
-    assert_eq!(v["decline"]["detail"], "The gate has no buyer piece for the pairing mpp/charge/card.");
+    assert_eq!(v["decline"]["detail"], "The gate has no buyer piece for the pairing card/visa-tap.");
 }
 
 async fn schema_failures() {

@@ -169,6 +169,18 @@ fn main() {
     }
     put("mcp", "no-arguments", &[8u8]);
 
+    // mpp_header: MPP's two-challenge example as two values (one a line) and joined, and the header inputs of
+    // mpp-challenge.json's agreed refusals.
+    let mpp = vector_file("mpp-challenge.json");
+    let values: Vec<&str> =
+        mpp["MV9"]["fieldValues"].as_array().expect("values").iter().map(|v| v.as_str().expect("text")).collect();
+    put("mpp_header", "MV9-values", values.join("\n").as_bytes());
+    put("mpp_header", "MV9-joined", values.join(", ").as_bytes());
+    for name in ["headerDuplicate", "headerEmptyId", "headerBroken"] {
+        let text = mpp["agreedRefusals"]["inputs"][name].as_str().expect("text");
+        put("mpp_header", name, text.as_bytes());
+    }
+
     println!("wrote {count} seeds under {}", dir.display());
 }
 

@@ -1,12 +1,42 @@
 //! EIP-3009 authorizations (`TransferWithAuthorization`, `ReceiveWithAuthorization`): the message a payer signs,
-//! its typed data under the token's domain, and the values read back from typed data as a wallet is handed it.
+//! its typed data under the token's domain for any nonce (x402's H, the challenge hash of MPP's `evm` method, the
+//! nonce of its `usdc` method), the values read back from typed data as a wallet is handed it, and its EIP-712 parts
+//! from `sol!` static structs.
 
 use alloy_primitives::{Address, B256, U256};
-use serde_json::{Map, Value};
+use serde_json::{Map, Value, json};
 
-use super::codec::{EIP712_DOMAIN, address_in, decimal_in, types};
+use super::codec::{EIP712_DOMAIN, Eip712Parts, address_in, decimal_in, is_address_text, types, uint256_of};
 use super::typed_data::TypedData;
-use crate::json::Member;
+use crate::codec::to_hex;
+use crate::json::{MAX_SAFE_INTEGER, Member};
+use crate::refusal::{Reason, Refusal};
+
+alloy_sol_types::sol! {
+    /// EIP-3009's transfer authorization, as USDC and every EIP-3009 token define it.
+    #[allow(missing_docs)]
+    #[derive(Debug, PartialEq, Eq)]
+    struct TransferWithAuthorization {
+        address from;
+        address to;
+        uint256 value;
+        uint256 validAfter;
+        uint256 validBefore;
+        bytes32 nonce;
+    }
+
+    /// EIP-3009's receive authorization: the same members, which only the payee may submit.
+    #[allow(missing_docs)]
+    #[derive(Debug, PartialEq, Eq)]
+    struct ReceiveWithAuthorization {
+        address from;
+        address to;
+        uint256 value;
+        uint256 validAfter;
+        uint256 validBefore;
+        bytes32 nonce;
+    }
+}
 
 /// The members of both EIP-3009 authorizations, `TransferWithAuthorization` and `ReceiveWithAuthorization`.
 const EIP3009_AUTHORIZATION: &[(&str, &str)] = &[
@@ -38,12 +68,58 @@ pub(crate) fn eip3009_message(
 }
 
 /// The token an EIP-3009 authorization is signed for: its EIP-712 domain.
-#[derive(Debug, Clone, Copy)]
-pub(crate) struct Eip3009Token<'a> {
-    pub(crate) name: &'a str,
-    pub(crate) version: &'a str,
-    pub(crate) chain_id: u64,
-    pub(crate) address: &'a str,
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Eip3009Token<'a> {
+    /// The token's EIP-712 name, e.g. `USDC`.
+    pub name: &'a str,
+    /// The token's EIP-712 version, e.g. `2`.
+    pub version: &'a str,
+    /// The chain.
+    pub chain_id: u64,
+    /// The token contract: the domain's verifying contract.
+    pub address: &'a str,
+}
+
+/// The typed data of a `TransferWithAuthorization` of `value` (a decimal string below 2^256) from `from` to `to`,
+/// valid from 0 until `valid_before`, under `nonce`, or the rail's refusal: `evm/network-malformed` for a chain id
+/// of 0 or past 2^53 − 1, `evm/amount-malformed` for a value that is not such a decimal, `evm/field-malformed` for
+/// a token, payer or payee that is not `0x` and 40 hex digits. The nonce is written as `0x` and lower-case hex.
+pub fn transfer_authorization(
+    token: Eip3009Token<'_>,
+    from: &str,
+    to: &str,
+    value: &str,
+    valid_before: u64,
+    nonce: &B256,
+) -> Result<TypedData, Refusal> {
+    if token.chain_id == 0 || token.chain_id > MAX_SAFE_INTEGER as u64 {
+        return Err(Refusal::evm(Reason::NetworkMalformed));
+    }
+    let value = uint256_of(&json!(value)).ok_or(Refusal::evm(Reason::AmountMalformed))?;
+    if !is_address_text(token.address) || !is_address_text(from) || !is_address_text(to) {
+        return Err(Refusal::evm(Reason::FieldMalformed));
+    }
+    let message = eip3009_message(from, to, value.to_string(), valid_before.to_string(), to_hex(nonce.as_slice()));
+    Ok(eip3009_typed_data("TransferWithAuthorization", token, message))
+}
+
+/// The EIP-712 parts of an authorization's typed data (`TransferWithAuthorization` or `ReceiveWithAuthorization`),
+/// from the `sol!` static structs rather than from the JSON types; `None` for any other shape.
+pub fn eip712_parts(typed: &TypedData) -> Option<Eip712Parts> {
+    let v = Eip3009Values::of(typed)?;
+    let (from, to, value, valid_after, valid_before, nonce) =
+        (v.from, v.to, v.value, v.valid_after, v.valid_before, v.nonce);
+    match typed.primary_type.as_str() {
+        "TransferWithAuthorization" => Some(Eip712Parts::of(
+            &TransferWithAuthorization { from, to, value, validAfter: valid_after, validBefore: valid_before, nonce },
+            &v.domain,
+        )),
+        "ReceiveWithAuthorization" => Some(Eip712Parts::of(
+            &ReceiveWithAuthorization { from, to, value, validAfter: valid_after, validBefore: valid_before, nonce },
+            &v.domain,
+        )),
+        _ => None,
+    }
 }
 
 /// The typed data of an EIP-3009 authorization (`primary_type` `TransferWithAuthorization` or

@@ -6,13 +6,12 @@
 
 use super::family::FamilyPairing;
 use alloy_primitives::U256;
-use alloy_sol_types::sol;
 use serde_json::{Map, Value, json};
 
 use super::family::{self, Kind, Signed, UINT48_LIMIT, choice_of, is_signature, presented_as, strings, text};
 use crate::hash::AtrHash;
 use crate::json::Member;
-use crate::rail::evm::eip3009::{Eip3009Token, Eip3009Values, eip3009_message, eip3009_typed_data};
+use crate::rail::evm::eip3009::{Eip3009Token, eip3009_message, eip3009_typed_data};
 use crate::rail::evm::escrow::Terms;
 use crate::rail::evm::permit2::{self, Transfer};
 use crate::rail::evm::{Eip712Parts, is_address_text, uint256_of};
@@ -23,19 +22,6 @@ use crate::signer::TypedData;
 pub const ID: &str = Kind::AuthCaptureEip3009.id();
 /// The pairing.
 pub static PAIRING: FamilyPairing<Signed> = FamilyPairing::new(Kind::AuthCaptureEip3009, true, build, bound);
-
-sol! {
-    /// EIP-3009's authorization that only the payee (here the escrow's collector) may execute.
-    #[allow(missing_docs)]
-    struct ReceiveWithAuthorization {
-        address from;
-        address to;
-        uint256 value;
-        uint256 validAfter;
-        uint256 validBefore;
-        bytes32 nonce;
-    }
-}
 
 /// Builds the `ReceiveWithAuthorization` to the escrow's ERC-3009 collector from a choice
 /// `{required, accepted, from, now}`: validBefore (the payment's preApprovalExpiry) now + maxTimeoutSeconds, nonce
@@ -157,14 +143,5 @@ pub fn eip712_parts(typed: &TypedData) -> Option<Eip712Parts> {
     if typed.primary_type != "ReceiveWithAuthorization" {
         return permit2::eip712_parts(typed);
     }
-    let v = Eip3009Values::of(typed)?;
-    let message = ReceiveWithAuthorization {
-        from: v.from,
-        to: v.to,
-        value: v.value,
-        validAfter: v.valid_after,
-        validBefore: v.valid_before,
-        nonce: v.nonce,
-    };
-    Some(Eip712Parts::of(&message, &v.domain))
+    crate::rail::evm::eip3009::eip712_parts(typed)
 }

@@ -4,7 +4,6 @@
 use std::borrow::Cow;
 
 use alloy_primitives::U256;
-use alloy_sol_types::sol;
 use serde_json::{Map, Value};
 
 pub use crate::rail::evm::Eip712Parts;
@@ -13,7 +12,7 @@ use crate::codec::is_hex;
 use crate::hash::AtrHash;
 use crate::json::{Member, safe_int};
 use crate::pairing::{Advertised, ChooseContext, Chosen, Completion, InputSpec, Pairing, Quote, Unsigned};
-use crate::rail::evm::eip3009::{Eip3009Token, Eip3009Values, eip3009_message, eip3009_typed_data};
+use crate::rail::evm::eip3009::{Eip3009Token, eip3009_message, eip3009_typed_data};
 use crate::rail::evm::{chain_id_of, is_address, uint256_of};
 use crate::refusal::{Reason, Refusal};
 use crate::signer::{Answer, SigningRequest, TypedData};
@@ -29,19 +28,6 @@ pub static PAIRING: Eip3009 = Eip3009;
 
 const MIN_SIGNATURE_BYTES: usize = 65;
 const MAX_SIGNATURE_BYTES: usize = 8192;
-
-sol! {
-    /// EIP-3009's authorization, as USDC and every EIP-3009 token define it.
-    #[allow(missing_docs)]
-    struct TransferWithAuthorization {
-        address from;
-        address to;
-        uint256 value;
-        uint256 validAfter;
-        uint256 validBefore;
-        bytes32 nonce;
-    }
-}
 
 /// Whether the option is this pairing's: scheme `exact`, an EIP-155 network, EIP-3009 (or no method named) and a
 /// known payment flow.
@@ -261,16 +247,7 @@ pub fn bound(p: &dyn Member) -> Result<AtrHash, Refusal> {
     authorization.member("nonce").and_then(Value::as_str).and_then(AtrHash::parse).ok_or_else(payload_malformed)
 }
 
-/// The EIP-712 parts of an authorization's typed data, from `sol!`'s static `TransferWithAuthorization`.
+/// The EIP-712 parts of an authorization's typed data, from the rail's `sol!` static `TransferWithAuthorization`.
 pub fn eip712_parts(typed: &TypedData) -> Option<Eip712Parts> {
-    let v = Eip3009Values::of(typed)?;
-    let message = TransferWithAuthorization {
-        from: v.from,
-        to: v.to,
-        value: v.value,
-        validAfter: v.valid_after,
-        validBefore: v.valid_before,
-        nonce: v.nonce,
-    };
-    Some(Eip712Parts::of(&message, &v.domain))
+    crate::rail::evm::eip3009::eip712_parts(typed).filter(|_| typed.primary_type == "TransferWithAuthorization")
 }
