@@ -7,6 +7,9 @@
 
 #[path = "../examples/support/seller.rs"]
 mod seller;
+#[macro_use]
+#[path = "backends/mod.rs"]
+mod backends;
 
 use std::path::Path;
 use std::process::Output;
@@ -75,7 +78,28 @@ fn json(out: &Output) -> Value {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn check_dry_run_pay_history_budget_and_receipt() {
-    let run = Run::new(CONFIG).await;
+    pays_and_reads_back(CONFIG).await;
+}
+
+/// The same commands with the configuration's journal on a PostgreSQL server (`journal = "postgres://…"`), the key
+/// the MCP server reads too; the binary then has no SQLite file at all.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_journal_on_postgres_from_the_config_file() {
+    let Some(server) = backends::server(concat!(module_path!(), "::a_journal_on_postgres_from_the_config_file")) else {
+        return;
+    };
+    let url = backends::fresh_schema(&server).await;
+    let dir =
+        pays_and_reads_back(&format!("journal = {url:?}\npolicy = \"policy.toml\"\nkey_env = \"TERMS_KEY\"\n")).await;
+    assert!(!dir.path().join("journal.db").exists(), "no SQLite file beside the config");
+    let rows = backends::client(&url).await.query("SELECT payment_state FROM terms_attempts", &[]).await.unwrap();
+    let states: Vec<String> = rows.iter().map(|r| r.get(0)).collect();
+    assert_eq!(states, ["settled"], "the payment is on the server");
+}
+
+/// check, a dry run, a payment, then history, budget and receipt read it back; the run's folder is returned.
+async fn pays_and_reads_back(config: &str) -> tempfile::TempDir {
+    let run = Run::new(config).await;
     let check = run.terms(&["check", &run.url("/report"), "--json"]).await;
     assert_eq!(check.status.code(), Some(0), "{}", String::from_utf8_lossy(&check.stderr));
     let plan = json(&check);
@@ -107,6 +131,7 @@ async fn check_dry_run_pay_history_budget_and_receipt() {
     assert_eq!(budget[0]["remaining"], "990000");
     let receipt = json(&run.terms(&["receipt", &key, "--json"]).await);
     assert_eq!(receipt["answer"]["settlement"]["transaction"], "0x5e771e");
+    run.dir
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
@@ -172,6 +197,12 @@ async fn a_config_file_that_does_not_parse_names_its_line() {
     assert_eq!(out.status.code(), Some(2));
     let err = String::from_utf8_lossy(&out.stderr);
     assert!(err.contains("config.toml: line 2"), "{err}");
+    // A journal value that names no journal: refused with its line, nothing opened.
+    let run = Run::new("policy = \"policy.toml\"\njournal = \"mysql://db/terms\"\n").await;
+    let out = run.terms(&["history"]).await;
+    assert_eq!(out.status.code(), Some(2));
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(err.contains("config.toml: line 2") && err.contains("mysql"), "{err}");
     // A config created on first use.
     let fresh = run.dir.path().join("new").join("config.toml");
     let out = std::process::Command::new(env!("CARGO_BIN_EXE_terms"))

@@ -1,10 +1,13 @@
-//! Crash safety, proven with real processes: `transact` runs in a child process on a real SQLite journal file and
-//! is killed with SIGKILL at every step of the exchange (before and after each journal write, each signer call,
+//! Crash safety, proven with real processes: `transact` runs in a child process on a real journal (a SQLite file,
+//! and a PostgreSQL database where `TERMS_TEST_POSTGRES` names a server) and is killed with SIGKILL at every step of the exchange (before and after each journal write, each signer call,
 //! each fetch and each send) and at random instants (many of them inside a write), in two purchases: an EIP-3009
 //! payment, and an ERC-7710 payment paid after an agreement payment. After each kill the journal is reopened and the
 //! purchase retried as an agent would retry it, and the test asserts: every payment that left the process is in the
 //! journal in state `unknown` or later, none is lost, the retry re-sends the same bytes, and no purchase is ever
 //! paid with two different payments.
+//!
+//! On SQLite it is killed at every step and at 30 random instants per purchase; on PostgreSQL at every step and at
+//! 10 random instants per purchase (at least 50 kills).
 //!
 //! The child is this test binary itself, run with `--exact child --ignored` and the `CRASH_*` variables; it prints
 //! `@<n> <step>` before and after each step and, at the step it was told, `@KILL`, then waits to be killed.
@@ -13,6 +16,9 @@
 
 #[path = "../examples/support/mod.rs"]
 mod seller;
+
+#[path = "backends/mod.rs"]
+mod backends;
 
 use std::collections::{BTreeMap, BTreeSet};
 use std::io::{BufRead, BufReader, Write};
@@ -23,7 +29,7 @@ use std::sync::atomic::{AtomicUsize, Ordering};
 use std::time::{Duration, Instant};
 
 use serde_json::{Value, json};
-use terms::safety::journal::{PaymentState, SqliteJournal, Store};
+use terms::safety::journal::{JournalConfig, PaymentState};
 use terms::safety::policy::Policy;
 use terms::safety::{Answered, Begun, Ended, Intent, JournalError, Purchase, SpendJournal};
 use terms::{
@@ -121,7 +127,7 @@ impl Steps {
 /// The journal, each call a step on either side.
 #[derive(Debug)]
 struct Tripwire {
-    inner: SqliteJournal,
+    inner: Arc<dyn backends::Journal>,
     steps: Arc<StepsHandle>,
 }
 
@@ -250,9 +256,9 @@ fn purchase() -> Purchase {
 
 /// One run of a purchase, as an agent runs it: transact (twice for an agreement: the approval, then the payment),
 /// send what it returns, and tell the journal the seller's answer.
-async fn run(scenario: Scenario, dir: &Path, steps: Arc<StepsHandle>, now: u64) -> Run {
-    let journal =
-        Arc::new(Tripwire { inner: SqliteJournal::open(dir.join("journal.db")).unwrap(), steps: steps.clone() });
+async fn run(scenario: Scenario, dir: &Path, spec: &str, steps: Arc<StepsHandle>, now: u64) -> Run {
+    let inner = backends::open_spec(spec, JournalConfig::default()).await;
+    let journal = Arc::new(Tripwire { inner, steps: steps.clone() });
     let wallet = Wallet { inner: seller::Wallet::new().unwrap(), steps: steps.clone(), signed: AtomicUsize::new(0) };
     let shop = Shop { log: dir.join("seller.log"), steps: steps.clone() };
     let pairing = terms::pairing(scenario.pairing()).unwrap();
@@ -295,8 +301,9 @@ fn child() {
     let Ok(dir) = std::env::var("CRASH_DIR") else { return };
     let kill_at = std::env::var("CRASH_KILL_AT").unwrap().parse().unwrap();
     let scenario = Scenario::parse(&std::env::var("CRASH_SCENARIO").unwrap());
+    let spec = std::env::var("CRASH_JOURNAL").unwrap();
     let steps = Arc::new(StepsHandle(Steps { kill_at, n: AtomicUsize::new(0), print: true }));
-    runtime().block_on(run(scenario, Path::new(&dir), steps, NOW));
+    runtime().block_on(run(scenario, Path::new(&dir), &spec, steps, NOW));
     println!("@DONE");
 }
 
@@ -312,10 +319,11 @@ struct Killed {
 
 /// Runs the child on `dir`, killing it at step `kill_at` (or after `after`, whichever comes first; 0 and `None` for
 /// neither).
-fn child_run(scenario: Scenario, dir: &Path, kill_at: usize, after: Option<Duration>) -> Killed {
+fn child_run(scenario: Scenario, dir: &Path, spec: &str, kill_at: usize, after: Option<Duration>) -> Killed {
     let mut child = Command::new(std::env::current_exe().unwrap())
         .args(["--exact", "child", "--ignored", "--nocapture", "--test-threads=1"])
         .env("CRASH_DIR", dir)
+        .env("CRASH_JOURNAL", spec)
         .env("CRASH_KILL_AT", kill_at.to_string())
         .env("CRASH_SCENARIO", scenario.name())
         .stdout(Stdio::piped())
@@ -378,9 +386,9 @@ struct Tally {
 /// After a kill: every payment that reached the seller is in the journal in state `unknown` or later; the retry
 /// re-sends the bytes the journal holds (never signs a new payment for a purchase whose payment was signed); and
 /// no purchase reached the seller with two different payments.
-fn verify(scenario: Scenario, dir: &Path, tally: &mut Tally, last: &str) {
+fn verify(scenario: Scenario, dir: &Path, spec: &str, tally: &mut Tally, last: &str) {
     let rt = runtime();
-    let journal = SqliteJournal::open(dir.join("journal.db")).unwrap();
+    let journal = rt.block_on(backends::open_spec(spec, JournalConfig::default()));
     let key = purchase().key(seller::Wallet::new().unwrap().account());
     let records = rt.block_on(journal.attempts(&key)).unwrap();
     let signed: BTreeSet<String> =
@@ -400,7 +408,7 @@ fn verify(scenario: Scenario, dir: &Path, tally: &mut Tally, last: &str) {
     drop(journal);
     // The agent retries once the lease of the dead attempt has passed.
     let steps = Arc::new(StepsHandle(Steps { kill_at: 0, n: AtomicUsize::new(0), print: false }));
-    let retried = rt.block_on(run(scenario, dir, steps, LATER));
+    let retried = rt.block_on(run(scenario, dir, spec, steps, LATER));
     let main_signed = records.iter().any(|r| r.role == terms::safety::Role::Payment && r.payment.is_some());
     if main_signed {
         assert!(retried.resent, "after {last}: the main payment was signed, and the retry did not re-send it");
@@ -443,8 +451,29 @@ fn fresh_dir(label: &str) -> PathBuf {
     dir
 }
 
-#[test]
-fn sigkill_at_every_step_and_at_random_instants_loses_nothing_and_pays_nothing_twice() {
+mod sigkill_at_every_step_and_at_random_instants_loses_nothing_and_pays_nothing_twice {
+    #[test]
+    fn sqlite() {
+        super::harness(None, 30, 100);
+    }
+
+    #[test]
+    fn postgres() {
+        let test = concat!(module_path!(), "::postgres");
+        if let Some(server) = super::backends::server(test) {
+            super::harness(Some(&server), 10, 50);
+        }
+    }
+}
+
+/// Kills the child at every step of both purchases and at `random` instants of each, on a SQLite file (`server`
+/// `None`) or in a fresh schema of the server for each kill; at least `least` kills.
+fn harness(server: Option<&str>, random: usize, least: usize) {
+    let backend = if server.is_some() { "postgres" } else { "sqlite" };
+    let spec = |dir: &Path| match server {
+        None => format!("sqlite://{}", dir.join("journal.db").display()),
+        Some(url) => runtime().block_on(backends::fresh_schema(url)),
+    };
     let mut tally = Tally::default();
     let (mut timed, mut in_writes) = (0, 0);
     // A small deterministic generator for the kill instants (xorshift64*).
@@ -458,31 +487,34 @@ fn sigkill_at_every_step_and_at_random_instants_loses_nothing_and_pays_nothing_t
     for scenario in [Scenario::Exact, Scenario::Agreement] {
         // A whole run first: how many steps it has, and how long it takes.
         let dir = fresh_dir("whole");
-        let whole = child_run(scenario, &dir, 0, None);
+        let whole = child_run(scenario, &dir, &spec(&dir), 0, None);
         let took = whole.span;
         std::fs::remove_dir_all(&dir).ok();
         assert!(whole.steps >= 10, "{}: only {} steps", scenario.name(), whole.steps);
         for kill_at in 1..=whole.steps {
             let dir = fresh_dir(scenario.name());
-            let killed = child_run(scenario, &dir, kill_at, None);
-            verify(scenario, &dir, &mut tally, &format!("{} {}", scenario.name(), killed.last));
+            let journal = spec(&dir);
+            let killed = child_run(scenario, &dir, &journal, kill_at, None);
+            verify(scenario, &dir, &journal, &mut tally, &format!("{} {}", scenario.name(), killed.last));
             std::fs::remove_dir_all(&dir).ok();
         }
         // Kills at random instants over the whole run: most land inside a step, many inside a write.
-        for _ in 0..30 {
+        for _ in 0..random {
             let at = Duration::from_nanos(next() % (took.as_nanos() as u64).max(1));
             let dir = fresh_dir("timed");
-            let killed = child_run(scenario, &dir, 0, Some(at));
+            let journal = spec(&dir);
+            let killed = child_run(scenario, &dir, &journal, 0, Some(at));
             if killed.last.contains("journal.") && killed.last.ends_with(".before") {
                 in_writes += 1;
             }
-            verify(scenario, &dir, &mut tally, &format!("{} at {at:?} after {}", scenario.name(), killed.last));
+            let last = format!("{} at {at:?} after {}", scenario.name(), killed.last);
+            verify(scenario, &dir, &journal, &mut tally, &last);
             std::fs::remove_dir_all(&dir).ok();
             timed += 1;
         }
     }
     eprintln!(
-        "crash harness: {} kills ({} at steps, {timed} at random instants, {in_writes} of them inside a journal \
+        "crash harness ({backend}): {} kills ({} at steps, {timed} at random instants, {in_writes} of them inside a journal \
          write), {} payments reached the seller, {} lost, {} paid twice, {} retries re-sent the journal's bytes",
         tally.kills,
         tally.kills - timed,
@@ -491,7 +523,7 @@ fn sigkill_at_every_step_and_at_random_instants_loses_nothing_and_pays_nothing_t
         tally.doubles,
         tally.resent
     );
-    assert!(tally.kills >= 100, "only {} kill points", tally.kills);
+    assert!(tally.kills >= least, "only {} kill points", tally.kills);
     assert_eq!(tally.lost, 0, "payments lost");
     assert_eq!(tally.doubles, 0, "purchases paid twice");
 }

@@ -1,6 +1,7 @@
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::indexing_slicing, clippy::panic, missing_docs)]
-//! The SQLite journal on real files: bad files, locks, a full and a read-only journal, leases, re-sends, budgets,
-//! and eight processes racing for one budget.
+//! The journal on real files and a real server: on SQLite bad files, locks, a full and a read-only journal; on both
+//! backends (SQLite and PostgreSQL, each test twice) leases, re-sends, budgets, and eight processes racing for one
+//! budget; on PostgreSQL bad connection strings, schemas, rights, a dropped connection and a server restart.
 
 use std::sync::mpsc;
 use std::time::{Duration, Instant};
@@ -14,9 +15,32 @@ use terms::safety::journal::{
 use terms::safety::{Answered, Begun, Claim, Ended, Intent, SpendJournal};
 use terms::{AtrHash, Chosen, DeclineCode, Declined, Moved, Quote, Reason, atr_hash};
 
+// Each journal and budget test below runs on SQLite and on PostgreSQL.
+#[macro_use]
+#[path = "backends/mod.rs"]
+mod backends;
+
 // Eight processes racing for one budget, and the time of a payment's writes.
 #[path = "journal/processes.rs"]
 mod processes;
+
+// PostgreSQL alone: bad connection strings, schemas, rights, a dropped connection, a server restart.
+#[path = "journal/postgres.rs"]
+mod postgres;
+
+use backends::Place;
+
+on_both_backends!(
+    an_in_flight_attempt_blocks_until_its_lease_lapses_and_then_may_not_sign,
+    a_moving_attempt_cut_short_blocks_with_state_unknown_past_any_lease,
+    a_resend_returns_exactly_the_payment_signed_whatever_the_answer,
+    budgets_release_what_was_not_paid_and_commit_what_settled,
+    two_budgets_of_two_assets_never_mix,
+    a_budget_window_rolls,
+    amounts_near_two_to_the_256_sum_without_wrapping,
+    history_filters_by_time_payee_and_state_newest_first,
+    a_recorded_payment_stays_unknown_and_a_late_move_blocks_a_newer_attempt,
+);
 
 const ATR: &[u8] = b"# Terms of service\nThe seller's terms, version 1.\n";
 
@@ -200,10 +224,8 @@ async fn a_read_only_journal_refuses_every_write_and_reads_back() {
     assert!(SqliteJournal::open_read_only(d.path().join("absent.db")).is_err());
 }
 
-#[tokio::test]
-async fn an_in_flight_attempt_blocks_until_its_lease_lapses_and_then_may_not_sign() {
-    let d = dir();
-    let journal = SqliteJournal::open_with(d.path().join("j.db"), short(60, 1000)).unwrap();
+async fn an_in_flight_attempt_blocks_until_its_lease_lapses_and_then_may_not_sign(place: Place) {
+    let journal = place.open(short(60, 1000)).await;
     let f = fx();
     let claims = day(1, 1);
     assert_eq!(kind(&journal.begin(&intent(&f, "k", "a1", &claims, 100)).await.unwrap()), "fresh");
@@ -229,10 +251,8 @@ async fn an_in_flight_attempt_blocks_until_its_lease_lapses_and_then_may_not_sig
     assert_eq!(journal.record("k").await.unwrap().unwrap().attempt, "a2");
 }
 
-#[tokio::test]
-async fn a_moving_attempt_cut_short_blocks_with_state_unknown_past_any_lease() {
-    let d = dir();
-    let journal = SqliteJournal::open_with(d.path().join("j.db"), short(60, 1000)).unwrap();
+async fn a_moving_attempt_cut_short_blocks_with_state_unknown_past_any_lease(place: Place) {
+    let journal = place.open(short(60, 1000)).await;
     let f = fx();
     let claims = day(5, 1);
     journal.begin(&intent(&f, "k", "a1", &claims, 100)).await.unwrap();
@@ -254,10 +274,8 @@ async fn a_moving_attempt_cut_short_blocks_with_state_unknown_past_any_lease() {
     assert_eq!(kind(&journal.begin(&intent(&f, "k", "a2", &claims, 200)).await.unwrap()), "resend a1");
 }
 
-#[tokio::test]
-async fn a_resend_returns_exactly_the_payment_signed_whatever_the_answer() {
-    let d = dir();
-    let journal = SqliteJournal::open(d.path().join("j.db")).unwrap();
+async fn a_resend_returns_exactly_the_payment_signed_whatever_the_answer(place: Place) {
+    let journal = place.open(JournalConfig::default()).await;
     let f = fx();
     let claims = day(5, 1);
     journal.begin(&intent(&f, "k", "a1", &claims, 100)).await.unwrap();
@@ -297,10 +315,8 @@ async fn a_resend_returns_exactly_the_payment_signed_whatever_the_answer() {
     assert!(journal.answered("a1", Answered::NotPaid(&json!({}))).await.is_err());
 }
 
-#[tokio::test]
-async fn budgets_release_what_was_not_paid_and_commit_what_settled() {
-    let d = dir();
-    let journal = SqliteJournal::open(d.path().join("j.db")).unwrap();
+async fn budgets_release_what_was_not_paid_and_commit_what_settled(place: Place) {
+    let journal = place.open(JournalConfig::default()).await;
     let f = fx();
     let claims = day(3, 1);
     let asset = "eip155:8453/0xAsset";
@@ -349,10 +365,8 @@ async fn budgets_release_what_was_not_paid_and_commit_what_settled() {
     assert_eq!((use_.spent, use_.reserved, use_.remaining), (U256::from(1), U256::from(2), U256::ZERO));
 }
 
-#[tokio::test]
-async fn two_budgets_of_two_assets_never_mix() {
-    let d = dir();
-    let journal = SqliteJournal::open(d.path().join("j.db")).unwrap();
+async fn two_budgets_of_two_assets_never_mix(place: Place) {
+    let journal = place.open(JournalConfig::default()).await;
     let f = fx();
     let a = vec![claim("usdc-day", "eip155:8453/0xA", 86_400, U256::from(2), U256::from(1))];
     let b = vec![claim("eurc-day", "eip155:8453/0xB", 86_400, U256::from(2), U256::from(1))];
@@ -386,10 +400,8 @@ async fn two_budgets_of_two_assets_never_mix() {
     assert_eq!(kind(&journal.begin(&intent(&f, "e", "e", &twice, 10)).await.unwrap()), "over x");
 }
 
-#[tokio::test]
-async fn a_budget_window_rolls() {
-    let d = dir();
-    let journal = SqliteJournal::open(d.path().join("j.db")).unwrap();
+async fn a_budget_window_rolls(place: Place) {
+    let journal = place.open(JournalConfig::default()).await;
     let f = fx();
     let claims = vec![claim("hour", "eip155:8453/0xAsset", 100, U256::from(1), U256::from(1))];
     journal.begin(&intent(&f, "k1", "a1", &claims, 1000)).await.unwrap();
@@ -408,10 +420,8 @@ async fn a_budget_window_rolls() {
     assert_eq!(kind(&journal.begin(&intent(&f, "k5", "a5", &long, 5)).await.unwrap()), "over all");
 }
 
-#[tokio::test]
-async fn amounts_near_two_to_the_256_sum_without_wrapping() {
-    let d = dir();
-    let journal = SqliteJournal::open(d.path().join("j.db")).unwrap();
+async fn amounts_near_two_to_the_256_sum_without_wrapping(place: Place) {
+    let journal = place.open(JournalConfig::default()).await;
     let f = fx();
     let asset = "eip155:8453/0xAsset";
     let near = vec![claim("big", asset, 600, U256::MAX, U256::MAX - U256::from(1))];
@@ -436,10 +446,8 @@ async fn amounts_near_two_to_the_256_sum_without_wrapping() {
     assert_eq!(kind(&journal.begin(&intent(&f, "k7", "a7", &alone, 10)).await.unwrap()), "over small");
 }
 
-#[tokio::test]
-async fn history_filters_by_time_payee_and_state_newest_first() {
-    let d = dir();
-    let journal = SqliteJournal::open(d.path().join("j.db")).unwrap();
+async fn history_filters_by_time_payee_and_state_newest_first(place: Place) {
+    let journal = place.open(JournalConfig::default()).await;
     let mut f = fx();
     let claims = day(100, 1);
     for (i, at) in [10u64, 20, 30, 40].into_iter().enumerate() {
@@ -468,10 +476,8 @@ async fn history_filters_by_time_payee_and_state_newest_first() {
     assert_eq!(journal.record("nobody").await.unwrap(), None);
 }
 
-#[tokio::test]
-async fn a_recorded_payment_stays_unknown_and_a_late_move_blocks_a_newer_attempt() {
-    let d = dir();
-    let journal = SqliteJournal::open_with(d.path().join("j.db"), short(60, 1000)).unwrap();
+async fn a_recorded_payment_stays_unknown_and_a_late_move_blocks_a_newer_attempt(place: Place) {
+    let journal = place.open(short(60, 1000)).await;
     let f = fx();
     let claims = day(5, 1);
     // Declined with nothing moved after its payment was recorded: the payment may have been re-sent, so it stays.

@@ -13,6 +13,24 @@ use serde_json::{Value, json};
 use terms::safety::journal::{PaymentState, SqliteJournal, Store};
 use terms::safety::policy::Policy;
 use terms::safety::{Purchase, SpendJournal};
+
+#[macro_use]
+#[path = "backends/mod.rs"]
+mod backends;
+
+use backends::Place;
+
+// Each test of a journal that works runs on SQLite and on PostgreSQL.
+on_both_backends!(
+    each_refusal_is_policy_refused_before_the_link_is_fetched_and_nothing_is_signed,
+    a_budget_holds_what_it_holds_and_the_next_payment_is_refused_unfetched,
+    above_the_threshold_the_payment_is_handed_back_and_paid_once_approved_unchanged,
+    a_purchase_signed_once_is_re_sent_byte_for_byte_and_never_signed_again,
+    a_declined_payment_releases_its_reservation_and_may_be_tried_again,
+    without_policy_or_journal_the_payment_is_what_it_always_was,
+    an_amount_past_two_to_the_256_is_never_quoted_or_signed,
+    eight_processes_spend_one_budget_and_never_more,
+);
 use terms::{
     Answer, BoxFuture, DeclineCode, Fetch, FetchError, FixedClock, LocalSigner, Options, Request, Response, Signer,
     SignerError, SigningRequest, TransactOutcome, transact,
@@ -117,8 +135,7 @@ fn pairing() -> &'static dyn terms::pairing::Pairing {
     terms::pairing("x402/exact/eip155/eip3009").unwrap()
 }
 
-#[tokio::test]
-async fn each_refusal_is_policy_refused_before_the_link_is_fetched_and_nothing_is_signed() {
+async fn each_refusal_is_policy_refused_before_the_link_is_fetched_and_nothing_is_signed(place: Place) {
     let cases: &[(&str, Value, Option<Purchase>, &str)] = &[
         (
             "",
@@ -152,7 +169,7 @@ async fn each_refusal_is_policy_refused_before_the_link_is_fetched_and_nothing_i
     ];
     for (extra, doc, purchase, detail) in cases {
         let (seller, wallet) = (Seller::default(), Wallet::new());
-        let journal = Arc::new(SqliteJournal::open(temp("refusal").join("j.db")).unwrap());
+        let journal = place.journal().await;
         let mut options = Options::new().clock(FixedClock(NOW)).policy(policy(extra, "1000000")).journal(journal);
         if let Some(p) = purchase {
             options = options.purchase(p.clone());
@@ -171,10 +188,8 @@ async fn each_refusal_is_policy_refused_before_the_link_is_fetched_and_nothing_i
     }
 }
 
-#[tokio::test]
-async fn a_budget_holds_what_it_holds_and_the_next_payment_is_refused_unfetched() {
-    let dir = temp("budget");
-    let journal = Arc::new(SqliteJournal::open(dir.join("j.db")).unwrap());
+async fn a_budget_holds_what_it_holds_and_the_next_payment_is_refused_unfetched(place: Place) {
+    let journal = place.journal().await;
     let (seller, wallet) = (Seller::default(), Wallet::new());
     let base = Options::new().clock(FixedClock(NOW)).policy(policy("", "25000")).journal(journal.clone());
     for n in 0..2 {
@@ -202,9 +217,8 @@ async fn budgets_without_a_journal_refuse_rather_than_go_uncounted() {
     assert_eq!((seller.0.load(Ordering::SeqCst), wallet.count()), (0, 0));
 }
 
-#[tokio::test]
-async fn above_the_threshold_the_payment_is_handed_back_and_paid_once_approved_unchanged() {
-    let journal = Arc::new(SqliteJournal::open(temp("approval").join("j.db")).unwrap());
+async fn above_the_threshold_the_payment_is_handed_back_and_paid_once_approved_unchanged(place: Place) {
+    let journal = place.journal().await;
     let (seller, wallet) = (Seller::default(), Wallet::new());
     let threshold = format!("approval_above = {{ \"eip155:84532/{USDC}\" = \"5000\" }}");
     let options = Options::new()
@@ -236,10 +250,8 @@ async fn above_the_threshold_the_payment_is_handed_back_and_paid_once_approved_u
     assert_eq!(wallet.count(), 1);
 }
 
-#[tokio::test]
-async fn a_purchase_signed_once_is_re_sent_byte_for_byte_and_never_signed_again() {
-    let dir = temp("resend");
-    let journal = Arc::new(SqliteJournal::open(dir.join("j.db")).unwrap());
+async fn a_purchase_signed_once_is_re_sent_byte_for_byte_and_never_signed_again(place: Place) {
+    let journal = place.journal().await;
     let (seller, wallet) = (Seller::default(), Wallet::new());
     let options = Options::new()
         .clock(FixedClock(NOW))
@@ -270,9 +282,8 @@ async fn a_purchase_signed_once_is_re_sent_byte_for_byte_and_never_signed_again(
     assert_eq!(wallet.count(), 2);
 }
 
-#[tokio::test]
-async fn a_declined_payment_releases_its_reservation_and_may_be_tried_again() {
-    let journal = Arc::new(SqliteJournal::open(temp("release").join("j.db")).unwrap());
+async fn a_declined_payment_releases_its_reservation_and_may_be_tried_again(place: Place) {
+    let journal = place.journal().await;
     let wallet = Wallet::new();
     let options = Options::new()
         .clock(FixedClock(NOW))
@@ -309,12 +320,11 @@ async fn a_journal_that_cannot_be_written_signs_nothing() {
     assert_eq!((seller.0.load(Ordering::SeqCst), wallet.count()), (0, 0));
 }
 
-#[tokio::test]
-async fn without_policy_or_journal_the_payment_is_what_it_always_was() {
+async fn without_policy_or_journal_the_payment_is_what_it_always_was(place: Place) {
     let (seller, wallet) = (Seller::default(), Wallet::new());
     let plain = Options::new().clock(FixedClock(NOW)).ids(terms::CountingIds::default());
     let a = transact(offer("10000"), pairing(), &wallet, &seller, &plain).await.unwrap();
-    let journal = Arc::new(SqliteJournal::open(temp("same").join("j.db")).unwrap());
+    let journal = place.journal().await;
     let guarded = Options::new()
         .clock(FixedClock(NOW))
         .ids(terms::CountingIds::default())
@@ -331,7 +341,7 @@ async fn without_policy_or_journal_the_payment_is_what_it_always_was() {
 #[test]
 #[ignore = "run by eight_processes_spend_one_budget_and_never_more as a child process"]
 fn spender() {
-    let (Ok(path), Ok(worker)) = (std::env::var("SPEND_JOURNAL"), std::env::var("SPEND_WORKER")) else { return };
+    let (Ok(spec), Ok(worker)) = (std::env::var("SPEND_JOURNAL"), std::env::var("SPEND_WORKER")) else { return };
     let rt = tokio::runtime::Builder::new_current_thread().enable_all().build().unwrap();
     rt.block_on(async {
         // Eight processes queue for one write lock: on a loaded machine a write can wait seconds, so the wait is long
@@ -340,7 +350,7 @@ fn spender() {
             busy_timeout: std::time::Duration::from_secs(60),
             ..terms::safety::journal::JournalConfig::default()
         };
-        let journal = Arc::new(SqliteJournal::open_with(&path, config).unwrap());
+        let journal = backends::open_spec(&spec, config).await;
         let (seller, wallet) = (Seller::default(), Wallet::new());
         // 500 payments of 10000 fill the budget exactly.
         let base = Options::new().clock(FixedClock(NOW)).policy(policy("", "5000000")).journal(journal);
@@ -357,16 +367,16 @@ fn spender() {
     });
 }
 
-#[test]
-fn eight_processes_spend_one_budget_and_never_more() {
+async fn eight_processes_spend_one_budget_and_never_more(first: Place) {
+    let started = std::time::Instant::now();
     for round in 0..10 {
-        let path = temp("processes").join("j.db");
-        drop(SqliteJournal::open(&path).unwrap());
+        let place = first.fresh().await;
+        drop(place.journal().await);
         let children: Vec<_> = (0..8)
             .map(|worker| {
                 std::process::Command::new(std::env::current_exe().unwrap())
                     .args(["--exact", "spender", "--ignored", "--nocapture", "--test-threads=1"])
-                    .env("SPEND_JOURNAL", &path)
+                    .env("SPEND_JOURNAL", place.spec())
                     .env("SPEND_WORKER", worker.to_string())
                     .stdout(std::process::Stdio::piped())
                     .spawn()
@@ -385,13 +395,13 @@ fn eight_processes_spend_one_budget_and_never_more() {
             refused += counts[1];
         }
         assert_eq!((paid, refused), (500, 1100), "round {round}: {paid} payments passed a budget that holds 500");
-        let rt = tokio::runtime::Builder::new_current_thread().build().unwrap();
-        let journal = SqliteJournal::open(&path).unwrap();
+        let journal = place.journal().await;
         let limit = alloy_primitives::U256::from(5_000_000u64);
         let asset = format!("eip155:84532/{USDC}");
-        let used = rt.block_on(journal.budget("usdc-day", "", &asset, 86_400, limit, NOW)).unwrap();
+        let used = journal.budget("usdc-day", "", &asset, 86_400, limit, NOW).await.unwrap();
         assert_eq!(used.remaining, alloy_primitives::U256::ZERO, "round {round}: {used:?}");
     }
+    eprintln!("{}: eight spenders, 10 rounds of 1600 payments (500 paid): {:?}", first.name(), started.elapsed());
 }
 
 #[tokio::test]
@@ -467,9 +477,8 @@ fn lock_holder() {
     }
 }
 
-#[tokio::test]
-async fn an_amount_past_two_to_the_256_is_never_quoted_or_signed() {
-    let journal = Arc::new(SqliteJournal::open(temp("huge").join("j.db")).unwrap());
+async fn an_amount_past_two_to_the_256_is_never_quoted_or_signed(place: Place) {
+    let journal = place.journal().await;
     let (seller, wallet) = (Seller::default(), Wallet::new());
     let options =
         Options::new().clock(FixedClock(NOW)).policy(policy("", "1000000")).journal(journal).purchase(purchase(0));
@@ -477,5 +486,51 @@ async fn an_amount_past_two_to_the_256_is_never_quoted_or_signed() {
     let declined = transact(offer(past), pairing(), &wallet, &seller, &options).await.unwrap_err();
     // The reference's own answer for an option it cannot read: before the quote, the policy or the journal.
     assert_eq!((declined.code, declined.detail.as_str()), (DeclineCode::OfferUnreadable, "x402/no-payable-option"));
+    assert_eq!((seller.0.load(Ordering::SeqCst), wallet.count()), (0, 0));
+}
+
+#[tokio::test]
+async fn a_journal_whose_postgres_server_is_gone_signs_nothing() {
+    let Some(server) =
+        backends::server(concat!(module_path!(), "::a_journal_whose_postgres_server_is_gone_signs_nothing"))
+    else {
+        return;
+    };
+    let proxy = backends::Proxy::start(&server, false).await;
+    let url = proxy.url(&backends::fresh_schema(&server).await);
+    let config = terms::safety::journal::JournalConfig {
+        busy_timeout: std::time::Duration::from_millis(500),
+        ..terms::safety::journal::JournalConfig::default()
+    };
+    let journal = Arc::new(terms::safety::postgres::PostgresJournal::connect_with(&url, config).await.unwrap());
+    // The server goes away (every connection dropped, nothing listening) after the journal connected.
+    proxy.close();
+    let (seller, wallet) = (Seller::default(), Wallet::new());
+    let options = Options::new().clock(FixedClock(NOW)).policy(policy("", "1000000")).journal(journal);
+    let declined =
+        transact(offer("10000"), pairing(), &wallet, &seller, &options.purchase(purchase(0))).await.unwrap_err();
+    assert_eq!((declined.code, declined.detail.as_str()), (DeclineCode::JournalFailed, "journal/unavailable"));
+    assert!(declined.cause.as_deref().is_some_and(|c| c.contains("cannot be reached")), "{:?}", declined.cause);
+    assert_eq!((seller.0.load(Ordering::SeqCst), wallet.count()), (0, 0));
+}
+
+#[tokio::test]
+async fn a_postgres_journal_locked_by_another_session_signs_nothing() {
+    let test = concat!(module_path!(), "::a_postgres_journal_locked_by_another_session_signs_nothing");
+    let Some(server) = backends::server(test) else { return };
+    let url = backends::fresh_schema(&server).await;
+    let config = terms::safety::journal::JournalConfig {
+        busy_timeout: std::time::Duration::from_millis(200),
+        ..terms::safety::journal::JournalConfig::default()
+    };
+    let journal = Arc::new(terms::safety::postgres::PostgresJournal::connect_with(&url, config).await.unwrap());
+    let holder = backends::client(&url).await;
+    holder.batch_execute("BEGIN; LOCK TABLE terms_attempts IN ACCESS EXCLUSIVE MODE").await.unwrap();
+    let (seller, wallet) = (Seller::default(), Wallet::new());
+    let options = Options::new().clock(FixedClock(NOW)).journal(journal).purchase(purchase(0));
+    let declined = transact(offer("10000"), pairing(), &wallet, &seller, &options).await.unwrap_err();
+    holder.batch_execute("ROLLBACK").await.unwrap();
+    assert_eq!((declined.code, declined.detail.as_str()), (DeclineCode::JournalFailed, "journal/unavailable"));
+    assert!(declined.cause.as_deref().is_some_and(|c| c.contains("locked by another process")), "{:?}", declined.cause);
     assert_eq!((seller.0.load(Ordering::SeqCst), wallet.count()), (0, 0));
 }

@@ -34,9 +34,10 @@ use std::fmt;
 use http::Extensions;
 use reqwest_middleware::{Error, Middleware, Next};
 
-use super::transport::{MAX_RESPONSE_BYTES, Transport, TransportError, read, with_sources};
+use super::transport::{MAX_RESPONSE_BYTES, Transport, TransportError, read};
 use super::types::{ClientError, Incoming, Lost, Outcome, Outgoing};
 use super::{Client, flow};
+use crate::http::with_sources;
 use crate::signer::BoxFuture;
 
 /// The [`Client`] as a `reqwest-middleware` layer (see the module's documentation).

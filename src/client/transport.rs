@@ -7,6 +7,7 @@ use std::fmt;
 use bytes::{Bytes, BytesMut};
 
 use super::types::{Incoming, Outgoing};
+use crate::http::with_sources;
 use crate::signer::BoxFuture;
 
 /// A transport failure: a refused or reset connection, a TLS failure, a body cut short, a request that does not
@@ -97,16 +98,4 @@ pub(crate) async fn read(mut response: reqwest::Response, max: usize) -> Result<
         body.extend_from_slice(&chunk);
     }
     Ok(Incoming { status, headers, body: Bytes::from(body) })
-}
-
-/// The error and every error beneath it.
-pub(crate) fn with_sources(error: &dyn std::error::Error) -> String {
-    let mut text = error.to_string();
-    let mut source = error.source();
-    while let Some(cause) = source {
-        text.push_str(": ");
-        text.push_str(&cause.to_string());
-        source = cause.source();
-    }
-    text
 }

@@ -64,7 +64,7 @@ fn hardened() -> reqwest::ClientBuilder {
 }
 
 /// The error and every error beneath it, so that the cause (a refused address, a TLS failure) reaches the log.
-fn with_sources(error: &dyn std::error::Error) -> String {
+pub(crate) fn with_sources(error: &dyn std::error::Error) -> String {
     let mut text = error.to_string();
     let mut source = error.source();
     while let Some(cause) = source {

@@ -8,6 +8,11 @@
 //! but HTAB, and no character past U+00FF (obs-text is Latin-1). A parameter repeated, or one of `id`, `realm`,
 //! `method`, `intent` and `request` missing or empty, is `mpp/challenge-malformed`. Nothing else is read here: the
 //! `request`, `expires` and `opaque` values are checked where a pairing reads the list.
+//!
+//! Why not the `mpp` crate's reader (`mpp::parse_www_authenticate_all`, tried at 0.15.1 and 0.18.2 on 2026-12-01):
+//! it decodes `request` while it reads the header, so `mpp-challenge.json`'s MV9 (whose requests are `"..."`) reads
+//! no challenge; and it has none of the reference's caps: 33 challenges are all read, a 17 KiB `opaque` is read
+//! (its 16 KiB cap is on `request` alone), and a CR LF inside a quoted value is kept.
 
 use serde_json::{Map, Value};
 

@@ -6,6 +6,8 @@
 
 pub mod journal;
 pub mod policy;
+#[cfg(feature = "postgres")]
+pub mod postgres;
 pub mod recovery;
 
 pub use crate::gate::{

@@ -1,16 +1,16 @@
-//! Eight processes, one file, one budget of 500: exactly 500 payments go through. And how long a payment's three
-//! durable writes take.
+//! Eight processes, one journal (a SQLite file, a PostgreSQL database), one budget of 500: exactly 500 payments go
+//! through, ten times over. And how long a payment's three durable writes take.
 
-use std::path::{Path, PathBuf};
 use std::process::Command;
 use std::time::{Duration, Instant};
 
 use ruint::aliases::U256;
 use serde_json::json;
-use terms::safety::journal::{HistoryFilter, JournalConfig, SqliteJournal, Store};
-use terms::safety::{Answered, Begun, SpendJournal};
+use terms::safety::journal::{HistoryFilter, JournalConfig};
+use terms::safety::{Answered, Begun};
 
-use super::{ATR, day, dir, fx, intent, payment};
+use super::backends::{Place, open_spec};
+use super::{ATR, day, fx, intent, payment};
 
 const WORKER: &str = "TERMS_JOURNAL_WORKER";
 const WORKERS: usize = 8;
@@ -22,10 +22,10 @@ const LIMIT: u64 = 500;
 #[ignore = "a child of eight_processes_never_pass_one_budget, run by it"]
 fn journal_worker() {
     let Ok(spec) = std::env::var(WORKER) else { return };
-    let (id, path) = spec.split_once(':').unwrap();
+    let (id, spec) = spec.split_once(':').unwrap();
     let config = JournalConfig { busy_timeout: Duration::from_secs(60), ..JournalConfig::default() };
-    let journal = SqliteJournal::open_with(path, config).unwrap();
-    let runtime = tokio::runtime::Builder::new_current_thread().build().unwrap();
+    let runtime = tokio::runtime::Builder::new_current_thread().enable_all().build().unwrap();
+    let journal = runtime.block_on(open_spec(spec, config));
     let f = fx();
     let claims = day(LIMIT, 1);
     let (mut fresh, mut over) = (0, 0);
@@ -46,23 +46,23 @@ fn journal_worker() {
     println!("worker-result fresh={fresh} over={over}");
 }
 
-fn spawn_worker(path: &Path, id: usize) -> std::process::Child {
+fn spawn_worker(spec: &str, id: usize) -> std::process::Child {
     Command::new(std::env::current_exe().unwrap())
         .args(["--exact", "processes::journal_worker", "--ignored", "--nocapture", "--test-threads", "1"])
-        .env(WORKER, format!("{id}:{}", path.display()))
+        .env(WORKER, format!("{id}:{spec}"))
         .stdout(std::process::Stdio::piped())
         .spawn()
         .unwrap()
 }
 
-#[tokio::test]
-async fn eight_processes_never_pass_one_budget() {
-    let d = dir();
+on_both_backends!(eight_processes_never_pass_one_budget);
+
+async fn eight_processes_never_pass_one_budget(first: Place) {
     let started = Instant::now();
     for round in 0..10 {
-        let path: PathBuf = d.path().join(format!("round{round}.db"));
-        drop(SqliteJournal::open(&path).unwrap());
-        let children: Vec<_> = (0..WORKERS).map(|id| spawn_worker(&path, id)).collect();
+        let place = first.fresh().await;
+        drop(place.journal().await);
+        let children: Vec<_> = (0..WORKERS).map(|id| spawn_worker(&place.spec(), id)).collect();
         let (mut fresh, mut over) = (0, 0);
         for child in children {
             let out = child.wait_with_output().unwrap();
@@ -75,20 +75,23 @@ async fn eight_processes_never_pass_one_budget() {
             over += o.trim_start_matches("over=").parse::<usize>().unwrap();
         }
         assert_eq!((fresh, over), (500, WORKERS * PER_WORKER - 500), "round {round}");
-        let journal = SqliteJournal::open(&path).unwrap();
+        let journal = place.journal().await;
         let use_ = journal.budget("day", "", "eip155:8453/0xAsset", 86_400, U256::from(LIMIT), 1000).await.unwrap();
         assert_eq!((use_.spent, use_.reserved, use_.remaining), (U256::from(LIMIT), U256::ZERO, U256::ZERO));
         assert_eq!(journal.history(&HistoryFilter::new()).await.unwrap().len(), 500);
     }
-    eprintln!("eight processes, 10 rounds of 1600 begins (500 paid, 1500 durable writes): {:?}", started.elapsed());
+    let name = first.name();
+    eprintln!(
+        "{name}: eight processes, 10 rounds of 1600 begins (500 paid, 1500 durable writes): {:?}",
+        started.elapsed()
+    );
 }
 
 /// How long each of a payment's three durable writes takes (run with `--ignored --nocapture`).
 #[tokio::test]
 #[ignore = "a measurement, not a test"]
 async fn measure_the_three_durable_writes_of_a_payment() {
-    let d = dir();
-    let journal = SqliteJournal::open(d.path().join("j.db")).unwrap();
+    let journal = Place::sqlite().journal().await;
     let f = fx();
     let claims = day(1_000_000, 1);
     let n = 300;

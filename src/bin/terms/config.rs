@@ -3,13 +3,16 @@
 use std::path::{Path, PathBuf};
 
 use serde::Deserialize;
+use terms::safety::journal::JournalTarget;
 
 /// The file, as written.
 #[derive(Debug, Default, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub(crate) struct Config {
-    /// The journal's SQLite file (relative paths from the config's folder).
-    pub(crate) journal: Option<PathBuf>,
+    /// The journal: a SQLite file (relative paths from the config's folder) or a `postgres://` server, read by
+    /// [`JournalTarget::parse`], as the MCP server reads the same key.
+    #[serde(default, deserialize_with = "journal_target")]
+    pub(crate) journal: Option<JournalTarget>,
     /// The spend policy (`.toml` or `.json`).
     pub(crate) policy: Option<PathBuf>,
     /// The environment variable holding a hot key (`0x` hex).
@@ -24,9 +27,16 @@ pub(crate) struct Config {
     pub(crate) signer_timeout: Option<u64>,
 }
 
+/// `journal = "…"`: what [`JournalTarget::parse`] makes of it; a value it refuses fails the file, naming the line.
+fn journal_target<'de, D: serde::Deserializer<'de>>(d: D) -> Result<Option<JournalTarget>, D::Error> {
+    let text = String::deserialize(d)?;
+    JournalTarget::parse(&text).map(Some).map_err(|e| serde::de::Error::custom(e.to_string()))
+}
+
 /// What a new configuration file holds.
 const DEFAULT: &str = r#"# terms: the buyer's configuration (https://docs.rs/terms-gate).
-# The journal of every payment (SQLite), relative to this folder.
+# The journal of every payment: a SQLite file, relative to this folder, or a PostgreSQL server
+# ("postgres://user@host/db", in a build with the postgres feature), shared by every agent that spends one budget.
 journal = "journal.db"
 # The spend policy checked before every payment (uncomment to set one).
 # policy = "policy.toml"
@@ -75,7 +85,11 @@ pub(crate) fn load(path: &Path) -> Result<Config, String> {
             *inner = dir.join(&*inner);
         }
     };
-    absolute(&mut config.journal);
+    if let Some(JournalTarget::Sqlite(file)) = &mut config.journal
+        && file.is_relative()
+    {
+        *file = dir.join(&*file);
+    }
     absolute(&mut config.policy);
     absolute(&mut config.key_file);
     Ok(config)

@@ -12,7 +12,7 @@ use std::time::Duration;
 use clap::{Args, Parser, Subcommand};
 use serde_json::{Value, json};
 use terms::client::{Client, Outcome, Outgoing, Plan, Verdict};
-use terms::safety::journal::{HistoryFilter, SqliteJournal, Store};
+use terms::safety::journal::{HistoryFilter, Journal, JournalConfig, JournalTarget};
 use terms::safety::policy::Policy;
 use terms::safety::recovery::Action;
 use terms::safety::{Allowed, PolicyRefusal, Spend, SpendPolicy};
@@ -41,9 +41,10 @@ struct Cli {
     /// The spend policy file, in place of the configuration's.
     #[arg(long, global = true)]
     policy: Option<PathBuf>,
-    /// The journal file, in place of the configuration's.
+    /// The journal, in place of the configuration's: a SQLite file (a path or `sqlite:` URL) or a PostgreSQL server
+    /// (`postgres://…`, in a build with the `postgres` feature).
     #[arg(long, global = true)]
-    journal: Option<PathBuf>,
+    journal: Option<String>,
     /// Output JSON (for scripts) in place of text.
     #[arg(long, global = true)]
     json: bool,
@@ -124,7 +125,7 @@ fn fail(f: &Fail, json: bool) -> ExitCode {
 struct Setup {
     config: config::Config,
     policy: Option<Arc<Policy>>,
-    journal: PathBuf,
+    journal: JournalTarget,
 }
 
 fn setup(cli: &Cli) -> Result<Setup, Fail> {
@@ -136,8 +137,10 @@ fn setup(cli: &Cli) -> Result<Setup, Fail> {
         None => None,
         Some(p) => Some(Arc::new(Policy::load(&p).map_err(|e| Fail(2, e.to_string()))?)),
     };
-    let journal =
-        cli.journal.clone().or_else(|| config.journal.clone()).unwrap_or_else(|| path.with_file_name("journal.db"));
+    let journal = match &cli.journal {
+        Some(flag) => JournalTarget::parse(flag).map_err(|e| Fail(2, format!("--journal: {e}")))?,
+        None => config.journal.clone().unwrap_or_else(|| JournalTarget::Sqlite(path.with_file_name("journal.db"))),
+    };
     Ok(Setup { config, policy, journal })
 }
 
@@ -179,9 +182,14 @@ impl SpendPolicy for Max {
     }
 }
 
-fn client(setup: &Setup, max: Option<&str>) -> Result<(Client, Arc<SqliteJournal>), Fail> {
-    let journal = Arc::new(SqliteJournal::open(&setup.journal).map_err(|e| Fail(2, format!("journal: {e}")))?);
-    let mut builder = Client::builder(WalletRef(wallet(&setup.config)?)).journal(journal.clone());
+/// The journal the configuration or `--journal` names, either backend.
+async fn journal(setup: &Setup) -> Result<Arc<dyn Journal>, Fail> {
+    setup.journal.open(JournalConfig::default()).await.map_err(|e| Fail(2, format!("journal: {e}")))
+}
+
+async fn client(setup: &Setup, max: Option<&str>) -> Result<Client, Fail> {
+    let journal = journal(setup).await?;
+    let mut builder = Client::builder(WalletRef(wallet(&setup.config)?)).journal(journal);
     let policy: Option<Arc<dyn SpendPolicy>> = match max {
         Some(m) => {
             let max = m.parse::<U256>().map_err(|_| Fail(2, format!("--max {m} is not an amount in atomic units")))?;
@@ -193,7 +201,7 @@ fn client(setup: &Setup, max: Option<&str>) -> Result<(Client, Arc<SqliteJournal
         builder = builder.policy(p);
     }
     builder = route(builder)?;
-    Ok((builder.build().map_err(|e| Fail(1, e.to_string()))?, journal))
+    builder.build().map_err(|e| Fail(1, e.to_string()))
 }
 
 /// The wallet behind an `Arc`.
@@ -246,12 +254,12 @@ async fn run(cli: &Cli) -> Result<u8, Fail> {
     let setup = setup(cli)?;
     match &cli.command {
         Command::Check(args) => {
-            let (client, _) = client(&setup, None)?;
+            let client = client(&setup, None).await?;
             let plan = client.probe(outgoing(args)?).await.map_err(|e| Fail(3, e.to_string()))?;
             Ok(print_plan(&plan, cli.json))
         }
         Command::Pay { request, max, dry_run } => {
-            let (client, _) = client(&setup, max.as_deref())?;
+            let client = client(&setup, max.as_deref()).await?;
             if *dry_run {
                 let plan = client.probe(outgoing(request)?).await.map_err(|e| Fail(3, e.to_string()))?;
                 return Ok(print_plan(&plan, cli.json));
@@ -261,7 +269,7 @@ async fn run(cli: &Cli) -> Result<u8, Fail> {
             Ok(print_outcome(&outcome, cli.json))
         }
         Command::History { limit } => {
-            let journal = SqliteJournal::open(&setup.journal).map_err(|e| Fail(2, format!("journal: {e}")))?;
+            let journal = journal(&setup).await?;
             let records =
                 journal.history(&HistoryFilter::new().limit(*limit)).await.map_err(|e| Fail(1, e.to_string()))?;
             if cli.json {
@@ -278,7 +286,7 @@ async fn run(cli: &Cli) -> Result<u8, Fail> {
         }
         Command::Budget => budget(&setup, cli.json).await,
         Command::Receipt { key } => {
-            let journal = SqliteJournal::open(&setup.journal).map_err(|e| Fail(2, format!("journal: {e}")))?;
+            let journal = journal(&setup).await?;
             let record = journal.record(key).await.map_err(|e| Fail(1, e.to_string()))?;
             let Some(r) = record else { return Err(Fail(3, format!("no purchase {key} in the journal"))) };
             if cli.json {
@@ -303,7 +311,7 @@ async fn budget(setup: &Setup, json: bool) -> Result<u8, Fail> {
     let Some(policy) = &setup.policy else {
         return Err(Fail(2, "no policy: set one in the configuration or --policy".into()));
     };
-    let journal = SqliteJournal::open(&setup.journal).map_err(|e| Fail(2, format!("journal: {e}")))?;
+    let journal = journal(setup).await?;
     let now = std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).map_or(0, |d| d.as_secs());
     let mut rows = Vec::new();
     for b in &policy.rules().budgets {

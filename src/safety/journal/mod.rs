@@ -4,8 +4,10 @@
 //!
 //! A record keeps four states apart ([`PaymentState`], [`ExecutionState`], [`ResponseState`], [`RetryState`]) and
 //! the journal's own progress through the attempt ([`Stage`]). [`Store`] reads records and budgets back; it is
-//! object-safe and async, so a shared database can implement it beside the embedded [`SqliteJournal`] (feature
-//! `sqlite`), which implements both it and [`SpendJournal`](super::SpendJournal).
+//! object-safe and async. Two backends implement both it and [`SpendJournal`](super::SpendJournal): the embedded
+//! [`SqliteJournal`] (feature `sqlite`) and, on a server many machines share,
+//! [`PostgresJournal`](crate::safety::postgres) (feature `postgres`). What they decide is one module's code; a
+//! [`JournalTarget`] (a configuration's `journal = "…"`) opens either as a [`Journal`].
 //!
 //! # What the journal does at each write
 //!
@@ -25,11 +27,16 @@
 //! clock ahead of this one) count too, which only ever refuses more. Amounts are summed as 256-bit integers; a sum
 //! that would pass 2^256 - 1 is over budget.
 
+#[cfg(any(feature = "sqlite", feature = "postgres"))]
+pub(crate) mod rules;
 #[cfg(feature = "sqlite")]
 mod sqlite;
 
+mod target;
+
 #[cfg(feature = "sqlite")]
 pub use sqlite::SqliteJournal;
+pub use target::{Journal, JournalTarget};
 
 use std::fmt;
 use std::time::Duration;
@@ -322,10 +329,12 @@ pub struct JournalConfig {
     /// How long an attempt that began and signed nothing blocks another attempt for the same purchase, in seconds.
     /// Past it the attempt is taken as dead (`not-paid`), and a late `signed` for it is refused. Default 300.
     pub lease_seconds: u64,
-    /// How long a write waits for another process's lock before it fails (nothing recorded). Default 5 s.
+    /// How long a write waits for another process's lock before it fails (nothing recorded). Default 5 s. On
+    /// PostgreSQL it is also the server's `lock_timeout`, how long a connection may take to open, and how long a
+    /// write or read keeps trying while its connection fails.
     pub busy_timeout: Duration,
     /// The most the journal file may grow to, in bytes; a write that needs more fails (nothing recorded). `None`
-    /// (the default) for no bound but the disk's.
+    /// (the default) for no bound but the disk's. SQLite only: a PostgreSQL server keeps its own bounds.
     pub max_bytes: Option<u64>,
 }
 

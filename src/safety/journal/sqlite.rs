@@ -41,7 +41,7 @@ use std::sync::{Mutex, PoisonError};
 use ruint::aliases::U256;
 use rusqlite::{Connection, ErrorCode, OpenFlags, Transaction, TransactionBehavior};
 
-use super::{BudgetUse, HistoryFilter, JournalConfig, Record, Store};
+use super::{BudgetUse, HistoryFilter, JournalConfig, Record, Store, rules};
 use crate::gate::{Answered, Begun, Ended, Intent, JournalError, SpendJournal};
 use crate::hash::AtrHash;
 use crate::signer::BoxFuture;
@@ -52,47 +52,30 @@ const SCHEMA_VERSION: i64 = 1;
 /// `PRAGMA application_id` of a journal: `term` in ASCII.
 const APPLICATION_ID: i64 = 0x7465_726d;
 
-const SCHEMA: &str = "
+const SCHEMA: &str = concat!(
+    "
 CREATE TABLE atr (h TEXT PRIMARY KEY, bytes BLOB NOT NULL);
 CREATE TABLE attempts (
-  attempt TEXT PRIMARY KEY,
-  key TEXT NOT NULL,
-  role TEXT NOT NULL CHECK (role IN ('payment', 'agreement', 'voucher')),
-  pairing TEXT NOT NULL,
-  account TEXT NOT NULL,
-  h TEXT NOT NULL,
-  payee TEXT NOT NULL,
-  purchase TEXT,
-  chosen TEXT NOT NULL,
-  quote TEXT NOT NULL,
-  stage TEXT NOT NULL CHECK (stage IN ('intent', 'signed', 'ended', 'answered', 'lapsed')),
-  payment_state TEXT NOT NULL CHECK (payment_state IN ('not-paid', 'unknown', 'settled')),
-  execution TEXT NOT NULL CHECK (execution IN ('not-started', 'queued', 'running', 'failed', 'completed')),
-  response TEXT CHECK (response IN ('received', 'lost')),
-  retry TEXT NOT NULL CHECK (retry IN ('safe', 'query-first', 'forbidden')),
+  attempt TEXT PRIMARY KEY,",
+    rules::attempt_columns!(),
+    "
   moving INTEGER NOT NULL CHECK (moving IN (0, 1)),
-  payment TEXT,
-  answer TEXT,
-  decline TEXT,
-  cause TEXT,
   created_at INTEGER NOT NULL,
   updated_at INTEGER NOT NULL
 );
 CREATE INDEX attempts_by_key ON attempts (key, role);
 CREATE INDEX attempts_by_time ON attempts (created_at);
-CREATE TABLE reservations (
+CREATE TABLE reservations (",
+    rules::reservation_columns!(),
+    "
   attempt TEXT NOT NULL REFERENCES attempts (attempt),
-  budget TEXT NOT NULL,
-  scope TEXT NOT NULL,
-  asset TEXT NOT NULL,
   window_seconds INTEGER NOT NULL,
-  amount TEXT NOT NULL,
-  at INTEGER NOT NULL,
-  state TEXT NOT NULL CHECK (state IN ('reserved', 'committed', 'released'))
+  at INTEGER NOT NULL
 );
 CREATE INDEX reservations_by_budget ON reservations (budget, scope, asset, at);
 CREATE INDEX reservations_by_attempt ON reservations (attempt);
-";
+"
+);
 
 /// A journal in one SQLite file: a [`SpendJournal`] for the gate and a [`Store`] to read it back. Every write is
 /// one `BEGIN IMMEDIATE` transaction, durable when it returns; a write that fails records nothing.
@@ -321,27 +304,10 @@ impl Store for SqliteJournal {
         limit: U256,
         now: u64,
     ) -> BoxFuture<'a, Result<BudgetUse, JournalError>> {
-        Box::pin(async move {
-            self.read(|tx| {
-                let held = read::window(tx, budget, scope, asset, window, now)?;
-                let saturate = |sum: Option<U256>| sum.unwrap_or(U256::MAX);
-                Ok(BudgetUse::new(saturate(held.committed), saturate(held.reserved), limit))
-            })
-        })
+        Box::pin(async move { self.read(|tx| Ok(read::window(tx, budget, scope, asset, window, now)?.usage(limit))) })
     }
 
     fn atr<'a>(&'a self, h: &'a AtrHash) -> BoxFuture<'a, Result<Option<Vec<u8>>, JournalError>> {
         Box::pin(async move { self.read(|tx| read::atr(tx, h)) })
     }
-}
-
-/// A time or duration as SQLite stores it (a signed 64-bit integer); past that, refused.
-fn int(value: u64, what: &str) -> Result<i64, Fail> {
-    i64::try_from(value).map_err(|_| Fail::Refused(format!("{what} ({value}) is past what the journal stores")))
-}
-
-/// Now by the system clock, Unix seconds (the time of writes after the intent, which carry none).
-fn now() -> i64 {
-    let secs = std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).map_or(0, |d| d.as_secs());
-    i64::try_from(secs).unwrap_or(i64::MAX)
 }

@@ -1,0 +1,513 @@
+//! What every backend of the journal decides the same way, whatever database holds the rows: which attempt of a
+//! purchase answers a new one, whether claims fit their budgets (256-bit sums), how each write moves an attempt's
+//! states and reservations, and how a stored row reads back as a [`Record`]. A backend reads the rows this needs
+//! inside one transaction, asks these functions, and writes the [`Change`] they return in the same transaction.
+//!
+//! Every refusal is a sentence (`Err(String)`); the backend adds the database's name to it.
+
+use ruint::aliases::U256;
+use serde_json::Value;
+
+use super::{
+    BudgetUse, ExecutionState, PaymentState, Record, Reservation, ReservationState, ResponseState, RetryState, Stage,
+};
+use crate::gate::{Answered, Begun, Claim, Ended, Intent, Role};
+use crate::hash::{AtrHash, atr_hash};
+use crate::refusal::Reason;
+
+/// The columns of an attempt's row that both schemas write alike (as SQL, for `concat!`): all but the attempt's id
+/// (the key), `moving` and the two times, which each database types its own way. A stored state is one of the
+/// names its enum writes.
+macro_rules! attempt_columns {
+    () => {
+        "
+  key TEXT NOT NULL,
+  role TEXT NOT NULL CHECK (role IN ('payment', 'agreement', 'voucher')),
+  pairing TEXT NOT NULL,
+  account TEXT NOT NULL,
+  h TEXT NOT NULL,
+  payee TEXT NOT NULL,
+  purchase TEXT,
+  chosen TEXT NOT NULL,
+  quote TEXT NOT NULL,
+  stage TEXT NOT NULL CHECK (stage IN ('intent', 'signed', 'ended', 'answered', 'lapsed')),
+  payment_state TEXT NOT NULL CHECK (payment_state IN ('not-paid', 'unknown', 'settled')),
+  execution TEXT NOT NULL CHECK (execution IN ('not-started', 'queued', 'running', 'failed', 'completed')),
+  response TEXT CHECK (response IN ('received', 'lost')),
+  retry TEXT NOT NULL CHECK (retry IN ('safe', 'query-first', 'forbidden')),
+  payment TEXT,
+  answer TEXT,
+  decline TEXT,
+  cause TEXT,"
+    };
+}
+
+/// The columns of a reservation's row that both schemas write alike: all but its attempt, window and time.
+macro_rules! reservation_columns {
+    () => {
+        "
+  budget TEXT NOT NULL,
+  scope TEXT NOT NULL,
+  asset TEXT NOT NULL,
+  amount TEXT NOT NULL,
+  state TEXT NOT NULL CHECK (state IN ('reserved', 'committed', 'released')),"
+    };
+}
+
+pub(crate) use {attempt_columns, reservation_columns};
+
+/// Every column of an attempt's row, in the order [`Raw`] holds them.
+pub(crate) const COLUMNS: &str = "attempt, key, role, pairing, account, h, payee, purchase, chosen, quote, stage, \
+                                  payment_state, execution, response, retry, moving, payment, answer, decline, \
+                                  cause, created_at, updated_at";
+
+/// What `begin` reads of an earlier attempt of the purchase that is not closed: one in flight (`intent`) or one
+/// whose payment is not `not-paid`, newest first.
+#[derive(Debug)]
+pub(crate) struct Prior {
+    pub(crate) attempt: String,
+    pub(crate) stage: String,
+    pub(crate) payment_state: String,
+    pub(crate) moving: bool,
+    pub(crate) payment: Option<String>,
+    pub(crate) created_at: i64,
+}
+
+/// What the open attempts of a purchase say before a new one may begin.
+#[derive(Debug)]
+pub(crate) enum Next {
+    /// Answer with this; nothing is written.
+    Answer(Begun),
+    /// Go on: write these changes (attempts whose lease lapsed) first, then check the claims.
+    Go(Vec<(String, Change)>),
+}
+
+/// Decides from the purchase's open attempts (newest first) whether a new attempt at `at` may begin.
+pub(crate) fn before(open: &[Prior], at: i64, lease: u64) -> Result<Next, String> {
+    let mut read = Vec::with_capacity(open.len());
+    for prior in open {
+        let bad = || format!("the journal's record of attempt {} is unreadable", prior.attempt);
+        read.push((
+            prior,
+            Stage::parse(&prior.stage).ok_or_else(bad)?,
+            PaymentState::parse(&prior.payment_state).ok_or_else(bad)?,
+        ));
+    }
+    // A signed payment that may have moved, or settled: only it may be sent again.
+    let signed = read.iter().filter(|(_, _, state)| *state != PaymentState::NotPaid);
+    if let Some((attempt, payment)) = signed.into_iter().find_map(|(p, _, _)| Some((&p.attempt, p.payment.as_deref()?)))
+    {
+        let payment: Value = serde_json::from_str(payment)
+            .map_err(|_| format!("the signed payment of attempt {attempt} is unreadable"))?;
+        return Ok(Next::Answer(Begun::Resend { attempt: attempt.clone(), payment: Box::new(payment) }));
+    }
+    // Money may have moved (or did), and nothing signed was recorded to re-send.
+    for (prior, stage, state) in &read {
+        let attempt = &prior.attempt;
+        if *stage == Stage::Intent && prior.moving {
+            return Ok(Next::Answer(Begun::Blocked(
+                Reason::StateUnknown,
+                format!(
+                    "attempt {attempt} for this purchase was handing its payment to a signer that moves money itself \
+                     and never came back: the money may have moved and nothing signed was recorded to re-send; a \
+                     person must look"
+                ),
+            )));
+        }
+        if *state != PaymentState::NotPaid {
+            return Ok(Next::Answer(Begun::Blocked(
+                Reason::StateUnknown,
+                format!(
+                    "attempt {attempt} for this purchase is {state}: money moved or may have, and nothing signed was \
+                     recorded to re-send: ask the seller first"
+                ),
+            )));
+        }
+    }
+    // In flight: blocks until its lease lapses, then is not-paid.
+    let lease = i64::try_from(lease).unwrap_or(i64::MAX);
+    let in_flight = || read.iter().filter(|(_, stage, _)| *stage == Stage::Intent).map(|(p, _, _)| p);
+    for prior in in_flight() {
+        let until = prior.created_at.saturating_add(lease);
+        if until > at {
+            let attempt = &prior.attempt;
+            return Ok(Next::Answer(Begun::Blocked(
+                Reason::InFlight,
+                format!("attempt {attempt} for this purchase is being signed (its lease runs until {until})"),
+            )));
+        }
+    }
+    let lapse = |p: &Prior| {
+        let until = p.created_at.saturating_add(lease);
+        let cause = format!("its lease lapsed at {until} with nothing signed; a later attempt took the purchase");
+        let change = Change {
+            stage: Some(Stage::Lapsed),
+            payment_state: Some(PaymentState::NotPaid),
+            retry: Some(RetryState::Safe),
+            cause: Some(cause),
+            reservations: Some(RELEASE),
+            ..Change::default()
+        };
+        (p.attempt.clone(), change)
+    };
+    Ok(Next::Go(in_flight().map(|p| lapse(p)).collect()))
+}
+
+/// The first claim that does not fit, given what each claim's window holds (`held`, one per claim, in order),
+/// counting what the intent's earlier claims add to the same budget.
+pub(crate) fn over_budget<'c>(claims: &'c [Claim], held: &[Held]) -> Option<&'c Claim> {
+    for (i, (claim, held)) in claims.iter().zip(held).enumerate() {
+        let earlier = claims.iter().take(i).filter(|c| same_budget(c, claim));
+        let total = earlier.fold(held.total(), |sum, c| sum.and_then(|s| s.checked_add(c.amount)));
+        if total.and_then(|t| t.checked_add(claim.amount)).is_none_or(|t| t > claim.limit) {
+            return Some(claim);
+        }
+    }
+    None
+}
+
+fn same_budget(a: &Claim, b: &Claim) -> bool {
+    a.budget == b.budget && a.scope == b.scope && a.asset == b.asset
+}
+
+/// The intent's JSON columns: the purchase (where named), the choice and the quote.
+pub(crate) fn intent_json(intent: &Intent<'_>) -> Result<(Option<String>, String, String), String> {
+    let text = |value: Result<String, serde_json::Error>| value.map_err(|e| e.to_string());
+    let purchase = intent.purchase.map(|p| text(serde_json::to_string(p))).transpose()?;
+    Ok((purchase, text(serde_json::to_string(intent.chosen))?, text(serde_json::to_string(intent.quote))?))
+}
+
+/// What a budget window holds, each sum `None` where it would pass 2^256 - 1.
+#[derive(Debug, Clone, Copy)]
+pub(crate) struct Held {
+    /// Settled payments' reservations.
+    pub(crate) committed: Option<U256>,
+    /// Reservations of payments whose outcome is not known.
+    pub(crate) reserved: Option<U256>,
+}
+
+impl Default for Held {
+    fn default() -> Self {
+        Self { committed: Some(U256::ZERO), reserved: Some(U256::ZERO) }
+    }
+}
+
+impl Held {
+    /// Both together, `None` past 2^256 - 1.
+    pub(crate) fn total(self) -> Option<U256> {
+        self.committed?.checked_add(self.reserved?)
+    }
+
+    /// What the window holds against `limit`; a sum past 2^256 - 1 reads as 2^256 - 1.
+    pub(crate) fn usage(self, limit: U256) -> BudgetUse {
+        let saturate = |sum: Option<U256>| sum.unwrap_or(U256::MAX);
+        BudgetUse::new(saturate(self.committed), saturate(self.reserved), limit)
+    }
+
+    /// Adds what counts of `budget` in the reservation state `state`: one stored amount, or a sum the database
+    /// made of several (decimal text, atomic units). Digits past 2^256 - 1 are a sum that passed it.
+    pub(crate) fn add(&mut self, budget: &str, amount: &str, state: &str) -> Result<(), String> {
+        let amount = match crate::pairing::parse_atomic(amount) {
+            Some(amount) => Some(amount),
+            None if !amount.is_empty() && amount.bytes().all(|b| b.is_ascii_digit()) => None,
+            None => return Err(format!("a reservation of budget {budget} holds an unreadable amount")),
+        };
+        let sum = match ReservationState::parse(state) {
+            Some(ReservationState::Committed) => &mut self.committed,
+            _ => &mut self.reserved,
+        };
+        *sum = sum.and_then(|s| s.checked_add(amount?));
+        Ok(())
+    }
+}
+
+/// The first time a window `(now - window, now]` counts a reservation from: those dated after it count.
+pub(crate) fn window_start(window: u64, now: u64) -> i64 {
+    i64::try_from(i128::from(now) - i128::from(window)).unwrap_or(i64::MIN)
+}
+
+/// Reservations moved by a change: those in any state of the list, to the state.
+pub(crate) type Move = (ReservationState, &'static [ReservationState]);
+
+const RELEASE: Move = (ReservationState::Released, &[ReservationState::Reserved]);
+
+/// One write to an attempt's row: each `Some` column is set, each `None` kept; `moving` sets the flag; the
+/// reservations move as `reservations` says.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub(crate) struct Change {
+    pub(crate) stage: Option<Stage>,
+    pub(crate) payment_state: Option<PaymentState>,
+    pub(crate) execution: Option<ExecutionState>,
+    pub(crate) retry: Option<RetryState>,
+    pub(crate) response: Option<ResponseState>,
+    pub(crate) moving: bool,
+    pub(crate) payment: Option<String>,
+    pub(crate) answer: Option<String>,
+    pub(crate) decline: Option<String>,
+    pub(crate) cause: Option<String>,
+    pub(crate) reservations: Option<Move>,
+}
+
+/// An attempt's stage and payment state as stored, read.
+pub(crate) fn current(attempt: &str, row: Option<(String, String)>) -> Result<(Stage, PaymentState), String> {
+    let Some((stage, state)) = row else {
+        return Err(format!("attempt {attempt} is not in the journal"));
+    };
+    let bad = || format!("the journal's record of attempt {attempt} is unreadable");
+    Ok((Stage::parse(&stage).ok_or_else(bad)?, PaymentState::parse(&state).ok_or_else(bad)?))
+}
+
+/// Refuses an attempt that is no longer in flight: a late process never records (or returns) a payment for it.
+fn in_flight(attempt: &str, stage: Stage, what: &str) -> Result<(), String> {
+    match stage {
+        Stage::Intent => Ok(()),
+        Stage::Lapsed => Err(format!(
+            "attempt {attempt} cannot be {what}: its lease lapsed and another attempt may pay for the purchase; what \
+             it signed must not be sent"
+        )),
+        other => Err(format!("attempt {attempt} cannot be {what}: it is {other}, no longer in flight")),
+    }
+}
+
+/// Before a signer that moves money itself is called.
+pub(crate) fn moving(attempt: &str, stage: Stage) -> Result<Change, String> {
+    in_flight(attempt, stage, "marked as moving money")?;
+    Ok(Change { moving: true, ..Change::default() })
+}
+
+/// After signing: the hash of the ATR bytes to keep (it must be the attempt's H, stored as `h`) and the change.
+pub(crate) fn signed(
+    attempt: &str,
+    stage: Stage,
+    h: &str,
+    bytes: &[u8],
+    payment: &Value,
+) -> Result<(AtrHash, Change), String> {
+    in_flight(attempt, stage, "given a signed payment")?;
+    let got = atr_hash(bytes);
+    if AtrHash::parse(h) != Some(got) {
+        return Err(format!(
+            "the ATR bytes given for attempt {attempt} hash to {got}, not to its H {h}: the payment is not recorded"
+        ));
+    }
+    let payment = serde_json::to_string(payment).map_err(|e| e.to_string())?;
+    let change = Change {
+        stage: Some(Stage::Signed),
+        payment: Some(payment),
+        payment_state: Some(PaymentState::Unknown),
+        retry: Some(RetryState::Forbidden),
+        ..Change::default()
+    };
+    Ok((got, change))
+}
+
+/// The attempt ended inside the gate.
+pub(crate) fn ended(attempt: &str, stage: Stage, state: PaymentState, ended: Ended<'_>) -> Result<Change, String> {
+    // Handed back for approval: nothing was signed, and there is no decline to keep.
+    let (decline, moved) = match ended {
+        Ended::NotPaid(d) => (Some(d), false),
+        Ended::Moved(d) => (Some(d), true),
+        Ended::HandedBack => (None, false),
+    };
+    let decline = decline.map(serde_json::to_string).transpose().map_err(|e| e.to_string())?;
+    if state == PaymentState::Settled || stage == Stage::Answered {
+        return Err(format!("attempt {attempt} was answered already: its end is not recorded"));
+    }
+    let ended = Change { stage: Some(Stage::Ended), decline, ..Change::default() };
+    if moved {
+        // Money may have moved: the payment is unknown, and its reservations count again if they were released.
+        return Ok(Change {
+            payment_state: Some(PaymentState::Unknown),
+            retry: Some(RetryState::QueryFirst),
+            reservations: Some((ReservationState::Reserved, &[ReservationState::Released])),
+            ..ended
+        });
+    }
+    if stage == Stage::Signed {
+        // Its signed payment was recorded and may have been handed out again since (`Begun::Resend`): it stays
+        // unknown; only an answer from the seller says it was not paid.
+        let cause = "declined without moving money after its payment was recorded: the payment may have been re-sent \
+                     since, so it stays unknown";
+        return Ok(Change { cause: Some(cause.into()), ..ended });
+    }
+    if stage == Stage::Ended {
+        return Err(format!("attempt {attempt} ended already"));
+    }
+    Ok(Change {
+        payment_state: Some(PaymentState::NotPaid),
+        retry: Some(RetryState::Safe),
+        reservations: Some(RELEASE),
+        ..ended
+    })
+}
+
+/// What the seller answered to the attempt's payment.
+pub(crate) fn answered(attempt: &str, state: PaymentState, answered: Answered<'_>) -> Result<Change, String> {
+    if state == PaymentState::NotPaid {
+        return Err(format!("attempt {attempt} sent no payment (it is not-paid): its answer is not recorded"));
+    }
+    let json = |v: &Value| serde_json::to_string(v).map_err(|e| e.to_string());
+    let answered_ = |response| Change { stage: Some(Stage::Answered), response: Some(response), ..Change::default() };
+    match answered {
+        Answered::Settled(v) => Ok(Change {
+            payment_state: Some(PaymentState::Settled),
+            retry: Some(RetryState::Forbidden),
+            answer: Some(json(v)?),
+            reservations: Some((
+                ReservationState::Committed,
+                &[ReservationState::Reserved, ReservationState::Released],
+            )),
+            ..answered_(ResponseState::Received)
+        }),
+        // Accepted and queued (a 202 with a job id): settled, the execution queued, and the job asked after first.
+        Answered::Queued(v) => Ok(Change {
+            payment_state: Some(PaymentState::Settled),
+            execution: Some(ExecutionState::Queued),
+            retry: Some(RetryState::QueryFirst),
+            answer: Some(json(v)?),
+            reservations: Some((
+                ReservationState::Committed,
+                &[ReservationState::Reserved, ReservationState::Released],
+            )),
+            ..answered_(ResponseState::Received)
+        }),
+        Answered::NotPaid(_) if state == PaymentState::Settled => {
+            Err(format!("attempt {attempt} settled: a later answer of no charge is not taken; a person must look"))
+        }
+        Answered::NotPaid(v) => Ok(Change {
+            payment_state: Some(PaymentState::NotPaid),
+            retry: Some(RetryState::Safe),
+            answer: Some(json(v)?),
+            reservations: Some(RELEASE),
+            ..answered_(ResponseState::Received)
+        }),
+        // A settled payment stays settled; an unknown one stays unknown, and may only be re-sent.
+        Answered::Unknown(why) => Ok(Change {
+            retry: Some(RetryState::Forbidden),
+            cause: Some(why.to_owned()),
+            ..answered_(ResponseState::Lost)
+        }),
+    }
+}
+
+/// One attempt's row as stored, before its text is read (columns in [`COLUMNS`] order).
+#[derive(Debug)]
+pub(crate) struct Raw {
+    pub(crate) text: [String; 7],
+    pub(crate) purchase: Option<String>,
+    pub(crate) chosen: String,
+    pub(crate) quote: String,
+    /// Stage, payment state, execution, retry.
+    pub(crate) states: [String; 4],
+    pub(crate) response: Option<String>,
+    pub(crate) moving: bool,
+    pub(crate) payment: Option<String>,
+    pub(crate) answer: Option<String>,
+    pub(crate) decline: Option<String>,
+    pub(crate) cause: Option<String>,
+    pub(crate) times: [i64; 2],
+}
+
+/// One reservation's row as stored: budget, scope, asset, window, amount, at, state.
+pub(crate) type RawReservation = (String, String, String, i64, String, i64, String);
+
+impl Raw {
+    /// The attempt's id.
+    pub(crate) fn attempt(&self) -> &str {
+        let [attempt, ..] = &self.text;
+        attempt
+    }
+}
+
+/// A stored row read into a record, with its reservations (in the order they were made).
+pub(crate) fn record(row: Raw, reservations: Vec<RawReservation>) -> Result<Record, String> {
+    let [attempt, key, role, pairing, account, h, payee] = row.text;
+    let [stage, payment_state, execution, retry] = row.states;
+    let [created_at, updated_at] = row.times;
+    let bad = |column: &str| format!("the journal's {column} of attempt {attempt} is unreadable");
+    let json = |column: &str, text: &str| serde_json::from_str::<Value>(text).map_err(|_| bad(column));
+    let optional = |column: &str, text: Option<String>| text.map(|t| json(column, &t)).transpose();
+    let time = |value: i64| u64::try_from(value).map_err(|_| bad("time"));
+    let reservation = |(budget, scope, asset, window, amount, at, state): RawReservation| {
+        let bad = || format!("a reservation of attempt {attempt} is unreadable");
+        Ok(Reservation {
+            budget,
+            scope,
+            asset,
+            window: u64::try_from(window).map_err(|_| bad())?,
+            amount: crate::pairing::parse_atomic(&amount).ok_or_else(bad)?,
+            at: u64::try_from(at).map_err(|_| bad())?,
+            state: ReservationState::parse(&state).ok_or_else(bad)?,
+        })
+    };
+    let record = Record {
+        role: read_role(&role).ok_or_else(|| bad("role"))?,
+        h: AtrHash::parse(&h).ok_or_else(|| bad("h"))?,
+        purchase: optional("purchase", row.purchase)?,
+        chosen: json("chosen", &row.chosen)?,
+        quote: json("quote", &row.quote)?,
+        stage: Stage::parse(&stage).ok_or_else(|| bad("stage"))?,
+        payment_state: PaymentState::parse(&payment_state).ok_or_else(|| bad("payment state"))?,
+        execution: ExecutionState::parse(&execution).ok_or_else(|| bad("execution state"))?,
+        response: row.response.map(|t| ResponseState::parse(&t).ok_or_else(|| bad("response state"))).transpose()?,
+        retry: RetryState::parse(&retry).ok_or_else(|| bad("retry state"))?,
+        moving: row.moving,
+        payment: optional("payment", row.payment)?,
+        answer: optional("answer", row.answer)?,
+        decline: optional("decline", row.decline)?,
+        cause: row.cause,
+        created_at: time(created_at)?,
+        updated_at: time(updated_at)?,
+        reservations: reservations.into_iter().map(reservation).collect::<Result<_, String>>()?,
+        attempt,
+        key,
+        pairing,
+        account,
+        payee,
+    };
+    Ok(record)
+}
+
+/// A role as records write it.
+fn read_role(text: &str) -> Option<Role> {
+    [Role::Payment, Role::Agreement, Role::Voucher].into_iter().find(|role| role.as_str() == text)
+}
+
+/// A time or duration as the databases store it (a signed 64-bit integer); past that, refused.
+pub(crate) fn int(value: u64, what: &str) -> Result<i64, String> {
+    i64::try_from(value).map_err(|_| format!("{what} ({value}) is past what the journal stores"))
+}
+
+/// Now by the system clock, Unix seconds (the time of writes after the intent, which carry none).
+pub(crate) fn now() -> i64 {
+    let secs = std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).map_or(0, |d| d.as_secs());
+    i64::try_from(secs).unwrap_or(i64::MAX)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn claims_of_one_budget_are_the_same_budget_only_with_the_same_scope_and_asset() {
+        let c =
+            |budget: &str, scope: &str, asset: &str| Claim::new(budget, scope, asset, 60, U256::from(9), U256::from(1));
+        assert!(same_budget(&c("day", "", "a"), &c("day", "", "a")));
+        assert!(!same_budget(&c("day", "", "a"), &c("day", "", "b")));
+        assert!(!same_budget(&c("day", "", "a"), &c("day", "p", "a")));
+        assert!(!same_budget(&c("day", "", "a"), &c("hour", "", "a")));
+    }
+
+    #[test]
+    fn a_window_sums_exactly_and_a_sum_past_two_to_the_256_leaves_nothing() {
+        let mut held = Held::default();
+        assert!(held.add("b", "5", "reserved").is_ok() && held.add("b", "7", "committed").is_ok());
+        assert_eq!(held.total(), Some(U256::from(12)));
+        assert_eq!(held.usage(U256::from(20)), BudgetUse::new(U256::from(7), U256::from(5), U256::from(20)));
+        // A sum the database made past 2^256 - 1 (78 digits of 9): over, never wrapped, never an error.
+        assert!(held.add("b", &"9".repeat(78), "committed").is_ok());
+        assert_eq!((held.committed, held.total()), (None, None));
+        assert_eq!(held.usage(U256::MAX).remaining, U256::ZERO);
+        assert!(held.add("b", "12x", "reserved").is_err() && held.add("b", "", "reserved").is_err());
+    }
+}

@@ -1,0 +1,265 @@
+//! The PostgreSQL journal alone, on a real server: connection strings that do not parse or reach nothing, the
+//! schema (migrated once when eight processes start together; a newer one refused; a user without the right to
+//! create it), a connection dropped between the reservation and its commit, and a server restarted while payments
+//! are in flight.
+
+use std::collections::{BTreeMap, BTreeSet};
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::{Arc, Mutex};
+use std::time::Duration;
+
+use ruint::aliases::U256;
+use serde_json::json;
+use terms::safety::journal::{JournalConfig, PaymentState, Store};
+use terms::safety::postgres::{PostgresJournal, SCHEMA_VERSION};
+use terms::safety::{Answered, Begun, SpendJournal};
+use terms::{Reason, atr_hash};
+
+use super::backends::{Journal, Proxy, client, fresh_schema, in_schema, server};
+use super::{ATR, day, fx, intent, kind, payment};
+
+const ASSET: &str = "eip155:8453/0xAsset";
+
+#[tokio::test]
+async fn a_connection_string_that_does_not_parse_or_reaches_nothing_is_a_clear_error() {
+    for bad in ["postgres://u:secret@host:notaport/db", "host=/tmp port=99999999 password=secret", "nonsense"] {
+        let e = PostgresJournal::connect(bad).await.unwrap_err();
+        assert!(e.0.starts_with("the journal's PostgreSQL connection string does not parse: "), "{bad}: {e}");
+        assert!(!e.0.contains("secret"), "the password is in the error: {e}");
+    }
+    // Port 1 on loopback: nothing listens there.
+    let config = JournalConfig { busy_timeout: Duration::from_millis(500), ..JournalConfig::default() };
+    let e = PostgresJournal::connect_with("postgres://agent:secret@127.0.0.1:1/payments", config).await.unwrap_err();
+    assert!(
+        e.0.starts_with("the journal's PostgreSQL server postgres://agent@127.0.0.1:1/payments cannot be reached: "),
+        "{e}"
+    );
+    assert!(!e.0.contains("secret"), "{e}");
+}
+
+#[tokio::test]
+async fn eight_processes_starting_together_migrate_the_schema_once() {
+    let Some(server) = server(concat!(module_path!(), "::eight_processes_starting_together_migrate_the_schema_once"))
+    else {
+        return;
+    };
+    let url = fresh_schema(&server).await;
+    // Eight pools connecting at once stand for eight processes: each takes the migration lock in its own session.
+    let starts = (0..8).map(|_| {
+        let url = url.clone();
+        tokio::spawn(async move { PostgresJournal::connect(&url).await.map(drop) })
+    });
+    for start in starts {
+        start.await.unwrap().unwrap();
+    }
+    let c = client(&url).await;
+    let rows = c.query("SELECT version FROM terms_schema ORDER BY version", &[]).await.unwrap();
+    let versions: Vec<i32> = rows.iter().map(|r| r.get(0)).collect();
+    assert_eq!(versions, (1..=SCHEMA_VERSION).collect::<Vec<_>>(), "each version applied once");
+}
+
+#[tokio::test]
+async fn a_schema_of_a_newer_build_is_refused_and_never_migrated_down() {
+    let Some(server) =
+        server(concat!(module_path!(), "::a_schema_of_a_newer_build_is_refused_and_never_migrated_down"))
+    else {
+        return;
+    };
+    let url = fresh_schema(&server).await;
+    drop(PostgresJournal::connect(&url).await.unwrap());
+    let c = client(&url).await;
+    let newer = SCHEMA_VERSION + 1;
+    c.execute("INSERT INTO terms_schema VALUES ($1, '9.9.9', 0)", &[&newer]).await.unwrap();
+    let e = PostgresJournal::connect(&url).await.unwrap_err();
+    assert!(e.0.contains(&format!("schema version {newer}, and this build reads version {SCHEMA_VERSION}")), "{e}");
+    assert!(e.0.contains("never migrated down"), "{e}");
+    let rows = c.query("SELECT version FROM terms_schema ORDER BY version", &[]).await.unwrap();
+    assert_eq!(rows.len(), usize::try_from(newer).unwrap(), "nothing was removed");
+}
+
+#[tokio::test]
+async fn a_user_without_the_right_to_migrate_is_told_and_can_use_a_schema_made_for_it() {
+    let test =
+        concat!(module_path!(), "::a_user_without_the_right_to_migrate_is_told_and_can_use_a_schema_made_for_it");
+    let Some(server) = server(test) else { return };
+    let owner = fresh_schema(&server).await;
+    let schema = owner.rsplit("%3D").next().unwrap().to_owned();
+    let user = format!("{schema}_agent");
+    let c = client(&owner).await;
+    c.batch_execute(&format!("CREATE ROLE {user} LOGIN; GRANT USAGE ON SCHEMA {schema} TO {user}")).await.unwrap();
+    let as_agent = in_schema(&server.replacen("postgres@", &format!("{user}@"), 1), &schema);
+    let e = PostgresJournal::connect(&as_agent).await.unwrap_err();
+    assert!(e.0.contains("its user may not create the journal's tables (permission denied for schema"), "{e}");
+    assert!(e.0.ends_with("nothing was changed"), "{e}");
+    let tables: i64 =
+        c.query_one("SELECT count(*) FROM pg_tables WHERE schemaname = $1", &[&schema]).await.unwrap().get(0);
+    assert_eq!(tables, 0, "a refused migration leaves nothing behind");
+    // The owner migrates once and grants the tables: the agent then pays.
+    drop(PostgresJournal::connect(&owner).await.unwrap());
+    c.batch_execute(&format!("GRANT SELECT, INSERT, UPDATE ON ALL TABLES IN SCHEMA {schema} TO {user}")).await.unwrap();
+    let journal = PostgresJournal::connect(&as_agent).await.unwrap();
+    let f = fx();
+    assert_eq!(kind(&journal.begin(&intent(&f, "k", "a1", &day(1, 1), 10)).await.unwrap()), "fresh");
+}
+
+#[tokio::test]
+async fn a_connection_dropped_between_reserve_and_commit_leaves_one_reservation_or_none_never_two() {
+    let test = concat!(
+        module_path!(),
+        "::a_connection_dropped_between_reserve_and_commit_leaves_one_reservation_or_none_never_two"
+    );
+    let Some(server) = server(test) else { return };
+    for reaches in [false, true] {
+        let cutter = Proxy::start(&server, reaches).await;
+        let proxied = cutter.url(&fresh_schema(&server).await);
+        let journal = PostgresJournal::connect(&proxied).await.unwrap();
+        let f = fx();
+        let claims = day(2, 1);
+        cutter.armed.store(true, Ordering::SeqCst);
+        // The begin's commit is cut; the journal reconnects, looks, and answers once.
+        let begun = journal.begin(&intent(&f, "k", "a1", &claims, 100)).await.unwrap();
+        assert_eq!(cutter.cuts.load(Ordering::SeqCst), 1, "the commit was not cut (commit reached server: {reaches})");
+        assert_eq!(kind(&begun), "fresh", "commit reached server: {reaches}");
+        let used = journal.budget("day", "", ASSET, 86_400, U256::from(2), 100).await.unwrap();
+        assert_eq!(used.reserved, U256::from(1), "commit reached server: {reaches}: one reservation, not two");
+        assert_eq!(journal.attempts("k").await.unwrap().len(), 1);
+        // The same for a signed payment: recorded once, and the purchase re-sends it.
+        cutter.armed.store(true, Ordering::SeqCst);
+        journal.signed("a1", ATR, &payment()).await.unwrap();
+        assert_eq!(cutter.cuts.load(Ordering::SeqCst), 2);
+        assert_eq!(kind(&journal.begin(&intent(&f, "k", "a2", &claims, 100)).await.unwrap()), "resend a1");
+        let r = journal.record("k").await.unwrap().unwrap();
+        assert_eq!((r.payment_state, r.payment), (PaymentState::Unknown, Some(payment())));
+    }
+}
+
+/// The lease of the restart test's journals, in seconds of its agents' clock.
+const LEASE: u64 = 5;
+
+/// One agent of the restart test: pays `count` purchases of its own, each until it is settled, trying again after
+/// every failure as an agent would (an in-flight attempt of a dead process is waited out on its clock). Every
+/// payment it sends is logged in `sent` by purchase.
+async fn agent(
+    journal: Arc<dyn Journal>,
+    id: usize,
+    count: usize,
+    sent: Arc<Mutex<BTreeMap<String, BTreeSet<String>>>>,
+    failures: Arc<AtomicUsize>,
+    settled: Arc<AtomicUsize>,
+) {
+    let f = fx();
+    let claims = day(1_000, 1);
+    let mut at = 1_000;
+    for n in 0..count {
+        let key = format!("agent{id}-p{n}");
+        for tries in 0.. {
+            assert!(tries < 2_000, "{key}: never paid");
+            at += 1;
+            let attempt = format!("{key}-a{tries}");
+            let (paid_by, payment) = match journal.begin(&intent(&f, &key, &attempt, &claims, at)).await {
+                Err(_) => {
+                    failures.fetch_add(1, Ordering::SeqCst);
+                    tokio::time::sleep(Duration::from_millis(50)).await;
+                    continue;
+                }
+                Ok(Begun::Fresh) => {
+                    let signed = json!({"payment": attempt});
+                    if journal.signed(&attempt, ATR, &signed).await.is_err() {
+                        // Not recorded (or not known to be): it is not sent; the next begin finds out which.
+                        failures.fetch_add(1, Ordering::SeqCst);
+                        continue;
+                    }
+                    (attempt.clone(), signed)
+                }
+                Ok(Begun::Resend { attempt, payment }) => (attempt, *payment),
+                Ok(Begun::Blocked(Reason::InFlight, _)) => {
+                    at += LEASE;
+                    continue;
+                }
+                Ok(other) => panic!("{key}: {other:?}"),
+            };
+            sent.lock().unwrap().entry(key.clone()).or_default().insert(payment.to_string());
+            while journal.answered(&paid_by, Answered::Settled(&json!({"success": true}))).await.is_err() {
+                failures.fetch_add(1, Ordering::SeqCst);
+                tokio::time::sleep(Duration::from_millis(50)).await;
+            }
+            settled.fetch_add(1, Ordering::SeqCst);
+            break;
+        }
+    }
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_server_restarted_while_payments_are_in_flight_loses_none_and_the_agents_go_on() {
+    let test =
+        concat!(module_path!(), "::a_server_restarted_while_payments_are_in_flight_loses_none_and_the_agents_go_on");
+    let Some(shared) = server(test) else { return };
+    // A server of its own (the next port), so the restart stops no other test's.
+    let port: u16 = shared.rsplit(':').next().unwrap().split('/').next().unwrap().parse().unwrap();
+    let port = (port + 1).to_string();
+    let script = concat!(env!("CARGO_MANIFEST_DIR"), "/scripts/pg-test-server");
+    let run = |what: &str| {
+        let out = std::process::Command::new(script).args([what, &port]).output().unwrap();
+        assert!(out.status.success(), "pg-test-server {what}: {}", String::from_utf8_lossy(&out.stderr));
+        String::from_utf8(out.stdout).unwrap().trim().to_owned()
+    };
+    let url = tokio::task::block_in_place(|| run("start"));
+    // Stopped however the test ends.
+    struct Stop<F: Fn(&str) -> String>(F);
+    impl<F: Fn(&str) -> String> Drop for Stop<F> {
+        fn drop(&mut self) {
+            (self.0)("stop");
+        }
+    }
+    let _stop = Stop(run);
+    let tmp = std::env::var("TMPDIR").unwrap_or_else(|_| "/tmp".into());
+    let pid = || std::fs::read_to_string(format!("{tmp}/terms-pg-{port}/data/postmaster.pid")).unwrap_or_default();
+    let first_pid = pid();
+    let url = fresh_schema(&url).await;
+    let (agents, each) = (4, 60);
+    // A short busy timeout: the journal gives up during the restart and the agents see it, and try again.
+    let config = JournalConfig { lease_seconds: LEASE, busy_timeout: Duration::from_millis(300), max_bytes: None };
+    let sent = Arc::new(Mutex::new(BTreeMap::new()));
+    let (failures, settled) = (Arc::new(AtomicUsize::new(0)), Arc::new(AtomicUsize::new(0)));
+    let mut tasks = Vec::new();
+    for id in 0..agents {
+        let journal: Arc<dyn Journal> = Arc::new(PostgresJournal::connect_with(&url, config).await.unwrap());
+        tasks.push(tokio::spawn(agent(journal, id, each, sent.clone(), failures.clone(), settled.clone())));
+    }
+    while settled.load(Ordering::SeqCst) < 40 {
+        tokio::time::sleep(Duration::from_millis(5)).await;
+    }
+    let before = settled.load(Ordering::SeqCst);
+    tokio::task::block_in_place(|| (_stop.0)("restart"));
+    assert_ne!(pid(), first_pid, "the server did not restart");
+    let back = settled.load(Ordering::SeqCst);
+    for task in tasks {
+        task.await.unwrap();
+    }
+    let failed = failures.load(Ordering::SeqCst);
+    eprintln!("restart: {before} settled before, {back} when the server was back, {failed} failed writes tried again");
+    assert!(failed > 0, "the restart hit no payment in flight: the test proved nothing");
+    assert!(back < agents * each, "the agents had finished before the restart");
+    let journal = PostgresJournal::connect(&url).await.unwrap();
+    let sent = sent.lock().unwrap().clone();
+    assert_eq!(sent.len(), agents * each);
+    for (key, payments) in &sent {
+        assert_eq!(payments.len(), 1, "{key}: {} different payments sent", payments.len());
+        let attempts = journal.attempts(key).await.unwrap();
+        for a in &attempts {
+            let ok = [PaymentState::Settled, PaymentState::NotPaid, PaymentState::Unknown].contains(&a.payment_state);
+            assert!(ok, "{key}: {a:?}");
+            // Every signed payment is in the journal, and only the one that was sent.
+            if let Some(p) = &a.payment {
+                assert!(payments.contains(&p.to_string()), "{key}: {} signed and recorded but never sent", a.attempt);
+            }
+        }
+        let r = journal.record(key).await.unwrap().unwrap();
+        assert_eq!(r.payment_state, PaymentState::Settled, "{key}");
+        assert!(payments.contains(&r.payment.unwrap().to_string()), "{key}: the settled payment is not the one sent");
+    }
+    let used = journal.budget("day", "", ASSET, 86_400, U256::from(1_000), 1_000).await.unwrap();
+    assert_eq!((used.spent, used.reserved), (U256::from(agents * each), U256::ZERO), "one payment per purchase");
+    assert_eq!(journal.atr(&atr_hash(ATR)).await.unwrap().as_deref(), Some(ATR));
+    drop(journal);
+}
