@@ -33,6 +33,7 @@ async function once() {
 for (let i = 0; i < 20; i++) await once();
 let next = 0;
 const took = [];
+const cpuBefore = process.cpuUsage();
 const started = process.hrtime.bigint();
 await Promise.all(
   Array.from({ length: concurrency }, async () => {
@@ -40,6 +41,7 @@ await Promise.all(
   }),
 );
 const wall = Number(process.hrtime.bigint() - started) / 1e9;
+const cpu = process.cpuUsage(cpuBefore);
 took.sort((a, b) => a - b);
 const at = (q) => took[Math.min(took.length, Math.max(1, Math.ceil(took.length * q))) - 1];
 const round = (x, d) => Math.round(x * 10 ** d) / 10 ** d;
@@ -51,5 +53,6 @@ console.log(
     per_second: round(took.length / wall, 1),
     p50_ms: round(at(0.5), 3),
     p99_ms: round(at(0.99), 3),
+    cpu_us_per_request: Math.round((cpu.user + cpu.system) / took.length),
   }),
 );
