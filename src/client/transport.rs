@@ -7,7 +7,7 @@ use std::fmt;
 use bytes::{Bytes, BytesMut};
 
 use super::types::{Incoming, Outgoing};
-use crate::http::with_sources;
+use crate::http::{header_pairs, with_sources};
 use crate::signer::BoxFuture;
 
 /// A transport failure: a refused or reset connection, a TLS failure, a body cut short, a request that does not
@@ -85,11 +85,7 @@ pub(crate) fn to_reqwest(client: &reqwest::Client, request: &Outgoing) -> Result
 /// A reqwest answer, its body read whole up to `max` bytes.
 pub(crate) async fn read(mut response: reqwest::Response, max: usize) -> Result<Incoming, TransportError> {
     let status = response.status().as_u16();
-    let headers = response
-        .headers()
-        .iter()
-        .map(|(n, v)| (n.as_str().to_owned(), String::from_utf8_lossy(v.as_bytes()).into_owned()))
-        .collect();
+    let headers = header_pairs(response.headers());
     let mut body = BytesMut::new();
     while let Some(chunk) = response.chunk().await.map_err(|e| TransportError(with_sources(&e)))? {
         if body.len().saturating_add(chunk.len()) > max {

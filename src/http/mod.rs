@@ -63,6 +63,12 @@ fn hardened() -> reqwest::ClientBuilder {
         .referer(false)
 }
 
+/// An answer's headers as (name, value) pairs, in wire order; a value that is not UTF-8 is read lossily, since the
+/// headers the gate and the client read are ASCII, and a lossily read value never equals an expected one.
+pub(crate) fn header_pairs(headers: &reqwest::header::HeaderMap) -> Vec<(String, String)> {
+    headers.iter().map(|(n, v)| (n.as_str().to_owned(), String::from_utf8_lossy(v.as_bytes()).into_owned())).collect()
+}
+
 /// The error and every error beneath it, so that the cause (a refused address, a TLS failure) reaches the log.
 pub(crate) fn with_sources(error: &dyn std::error::Error) -> String {
     let mut text = error.to_string();
@@ -117,11 +123,7 @@ impl Fetch for HttpFetch {
             }
             let response = builder.send().await.map_err(|e| FetchError::new(with_sources(&e)))?;
             let status = response.status().as_u16();
-            let headers = response
-                .headers()
-                .iter()
-                .map(|(n, v)| (n.as_str().to_owned(), String::from_utf8_lossy(v.as_bytes()).into_owned()))
-                .collect();
+            let headers = header_pairs(response.headers());
             let body = Body::from_stream(Chunks { response: Some(response), pending: None });
             Ok(Response::new(status, headers, body))
         })
