@@ -240,3 +240,41 @@ fn split_lists_the_reference_refuses() {
     assert_eq!(primary_amount(amount, &over), Err(SplitError::Sum));
     assert_eq!(charge_calls(r, r, amount, B256::ZERO, &over), Err(SplitError::Sum));
 }
+
+fn prefix_suffix(value: &[u8], want: &Value) -> bool {
+    let hex_text = format!("0x{}", hex::encode(value));
+    hex_text.starts_with(str_of(want, "/prefix")) && hex_text.ends_with(str_of(want, "/suffix"))
+}
+
+#[test]
+fn the_sender_and_expiring_nonce_hash_of_a_landed_open() {
+    let f: Value = serde_json::from_str(include_str!("vectors/mpp-session-tempo.json")).unwrap();
+    let l1 = &f["L1"];
+    let raw = bytes(str_of(l1, "/raw"));
+    assert_eq!(raw.len() as u64, l1["expectLength"].as_u64().unwrap());
+    assert!(prefix_suffix(&Sha256::digest(&raw), &l1["expectSha256"]));
+    let tx = TempoTransaction::decode(&raw).unwrap();
+    assert_eq!(tx.encode(), raw);
+    let sender: Address = str_of(l1, "/sender").parse().unwrap();
+    assert_eq!(tx.sender(), Ok(sender));
+    assert!(prefix_suffix(tx.expiring_nonce_hash(sender).as_slice(), &l1["expectNonceHash"]));
+    // Its signature with s in the upper half (n - s, parity flipped), or another v: not read.
+    let n = U256::from_str_radix("fffffffffffffffffffffffffffffffebaaedce6af48a03bbfd25e8cd0364141", 16).unwrap();
+    let mut high = tx.clone();
+    let s = U256::from_be_slice(&tx.signature[32..64]);
+    let mut sig = tx.signature.to_vec();
+    sig[32..64].copy_from_slice(&(n - s).to_be_bytes::<32>());
+    sig[64] ^= 1;
+    high.signature = sig.clone().into();
+    assert_eq!(high.sender(), Err(TxError::Malformed));
+    sig[32..64].copy_from_slice(&tx.signature[32..64]);
+    sig[64] = 29;
+    high.signature = sig.into();
+    assert_eq!(high.sender(), Err(TxError::Malformed));
+    // Another chain in the signed fields: another sender.
+    let mut other = tx;
+    other.chain_id += 1;
+    assert_ne!(other.sender(), Ok(sender));
+    // MV7's stand-in signature (0x11 × 65, v 17) is no signature.
+    assert_eq!(built_from_mv7(&file()).sender(), Err(TxError::Malformed));
+}

@@ -1,6 +1,7 @@
 //! Tempo's facts the MPP pairings on Tempo share: the TIP-20 `transfer` and `transferWithMemo` calldata and its memo
 //! word, split payments as several calls of one transaction ([`tip20`]), and the signed 0x76 transaction, written
-//! and read through alloy-rlp ([`transaction`]). A rail imports only the rail-free core.
+//! and read through alloy-rlp ([`transaction`]), and its sender ([`sender`]). A rail imports only the rail-free core.
 
+pub mod sender;
 pub mod tip20;
 pub mod transaction;

@@ -78,6 +78,13 @@ pub const EMPTY_LIST: [u8; 1] = [alloy_rlp::EMPTY_LIST_CODE];
 impl TempoTransaction {
     /// The wire: `0x76` and the RLP list of the fields and the signature.
     pub fn encode(&self) -> Vec<u8> {
+        self.encode_fields(true)
+    }
+
+    /// `0x76` and the RLP list of the fields, then the signature when `signed`; unsigned, as the sender signs it
+    /// (`fee_token` as `0x80` and the fee payer's signature as `0x00` when a fee payer has signed).
+    pub(super) fn encode_fields(&self, signed: bool) -> Vec<u8> {
+        let fee_payer = signed || self.fee_payer_signature.is_none();
         let mut body = Vec::with_capacity(256);
         self.chain_id.encode(&mut body);
         self.max_priority_fee_per_gas.encode(&mut body);
@@ -101,18 +108,21 @@ impl TempoTransaction {
         optional(self.valid_before, &mut body);
         optional(self.valid_after, &mut body);
         match self.fee_token {
-            Some(t) => t.encode(&mut body),
-            None => body.push(alloy_rlp::EMPTY_STRING_CODE),
+            Some(t) if fee_payer => t.encode(&mut body),
+            _ => body.push(alloy_rlp::EMPTY_STRING_CODE),
         }
         match &self.fee_payer_signature {
-            Some(item) => body.extend_from_slice(item),
+            Some(item) if signed => body.extend_from_slice(item),
+            Some(_) => body.push(0x00),
             None => body.push(alloy_rlp::EMPTY_STRING_CODE),
         }
         body.extend_from_slice(&self.authorization_list);
         if let Some(k) = &self.key_authorization {
             body.extend_from_slice(k);
         }
-        self.signature.encode(&mut body);
+        if signed {
+            self.signature.encode(&mut body);
+        }
         let mut wire = Vec::with_capacity(body.len() + 4);
         wire.push(TEMPO_TX_TYPE);
         list(&body, &mut wire);
