@@ -278,3 +278,31 @@ fn the_sender_and_expiring_nonce_hash_of_a_landed_open() {
     // MV7's stand-in signature (0x11 × 65, v 17) is no signature.
     assert_eq!(built_from_mv7(&file()).sender(), Err(TxError::Malformed));
 }
+
+/// An authorization list of one entry `rlp([42431, 0x22 × 20, 0, signature])`.
+fn authorization_list(signature: &[u8]) -> Bytes {
+    let sig_len = u8::try_from(signature.len()).unwrap();
+    let entry = [&[0x82, 0xa5, 0xbf, 0x94][..], &[0x22; 20], &[0x80, 0xb8, sig_len], signature].concat();
+    let entry = [&[0xf8, u8::try_from(entry.len()).unwrap()][..], &entry].concat();
+    [&[0xf8, u8::try_from(entry.len()).unwrap()][..], &entry].concat().into()
+}
+
+#[test]
+fn authorization_list_signatures() {
+    let mut tx = built_from_mv7(&file());
+    assert_eq!(tx.authorization_signatures().unwrap(), Vec::<&[u8]>::new());
+    let secp = [0x33; 65];
+    tx.authorization_list = authorization_list(&secp);
+    let read = TempoTransaction::decode(&tx.encode()).unwrap();
+    assert_eq!(read.authorization_signatures().unwrap(), vec![&secp[..]]);
+    // A 0x03 keychain signature (not 65 bytes) is refused; a 0x04 one is read.
+    let v1 = [&[0x03][..], &[0x44; 85]].concat();
+    tx.authorization_list = authorization_list(&v1);
+    assert_eq!(TempoTransaction::decode(&tx.encode()).unwrap().authorization_signatures(), Err(TxError::Malformed));
+    let v2 = [&[0x04][..], &[0x44; 85]].concat();
+    tx.authorization_list = authorization_list(&v2);
+    assert_eq!(TempoTransaction::decode(&tx.encode()).unwrap().authorization_signatures().unwrap(), vec![&v2[..]]);
+    // An entry of three items holds no signature.
+    tx.authorization_list = Bytes::from(vec![0xc4, 0xc3, 0x80, 0x80, 0x80]);
+    assert_eq!(TempoTransaction::decode(&tx.encode()).unwrap().authorization_signatures(), Err(TxError::Malformed));
+}

@@ -200,6 +200,31 @@ impl TempoTransaction {
     }
 }
 
+impl TempoTransaction {
+    /// The signature of each entry of the authorization list, in order. Tempo writes an entry `rlp([chain_id,
+    /// address, nonce, signature])`; an entry of another shape, or whose signature is a `0x03` keychain signature
+    /// (not 65 bytes and that first byte: refused by Tempo from its T1C hardfork on), is [`TxError::Malformed`].
+    pub fn authorization_signatures(&self) -> Result<Vec<&[u8]>, TxError> {
+        let mut raw = self.authorization_list.as_ref();
+        let list = Item::read(&mut raw)?;
+        let mut out = Vec::new();
+        for entry in list.items()? {
+            let signature = match entry.items().ok().as_deref() {
+                Some([_, _, _, signature]) if !signature.list => signature.payload,
+                _ => return Err(TxError::Malformed),
+            };
+            if signature.len() != 65 && signature.first() == Some(&KEYCHAIN_V1) {
+                return Err(TxError::Malformed);
+            }
+            out.push(signature);
+        }
+        Ok(out)
+    }
+}
+
+/// The keychain signature's first version, which Tempo refuses from T1C on.
+const KEYCHAIN_V1: u8 = 0x03;
+
 impl TempoCall {
     fn read(item: &Item<'_>) -> Result<Self, TxError> {
         let [to, value, input] = item.items()?.try_into().map_err(|_| TxError::Malformed)?;
