@@ -2,7 +2,10 @@
 //! selector, calldata and event topic (MV7), the signed 0x76 wire built from MV7's `wire` fields and read back from
 //! B6's presented payment (its length and SHA-256), and split payments as calls (`splits`). Reading a wire the
 //! reference refuses: the bad-input cases below (another type byte, trailing bytes, a non-canonical integer, too
-//! deep, too large).
+//! deep, too large). The sender and expiring nonce hash of `mpp-session-tempo.json`'s landed open (L1); the
+//! authorization list's signatures; the key authorization of `mpp-subscription-tempo.json`'s SUB1 (lengths and
+//! digest; its integers are decimal strings in the file where the reference emits JSON numbers: the peer wins, and
+//! the rail takes typed values).
 //!
 //! Not run here, as not rail facts: the memo's derivation and check (the MPP core), B2 and B6's verdicts and `plant`
 //! (the pairings), MV8 (receipts a verifier reads); `agreedRefusals`' rows whose splits do not parse (a recipient
@@ -13,6 +16,9 @@ use alloy_primitives::{Address, B256, Bytes, U256, keccak256};
 use base64::Engine as _;
 use serde_json::Value;
 use sha2::{Digest, Sha256};
+use terms::rail::tempo::key_authorization::{
+    KeyAuthorization, KeyAuthorizationMalformed, Limit, MAX_KEY_AUTHORIZATION_BYTES, MAX_SCOPES, Scope, SelectorRule,
+};
 use terms::rail::tempo::tip20::{
     Split, SplitError, TRANSFER_WITH_MEMO_SELECTOR, TRANSFER_WITH_MEMO_TOPIC, charge_calls, memo_of, primary_amount,
     transfer_with_memo_calldata,
@@ -305,4 +311,80 @@ fn authorization_list_signatures() {
     // An entry of three items holds no signature.
     tx.authorization_list = Bytes::from(vec![0xc4, 0xc3, 0x80, 0x80, 0x80]);
     assert_eq!(TempoTransaction::decode(&tx.encode()).unwrap().authorization_signatures(), Err(TxError::Malformed));
+}
+
+/// A number the subscription file writes as a decimal string (the reference emits JSON numbers: the peer wins, and
+/// the rail takes typed values either way) or as a number.
+fn int_of<T: std::str::FromStr>(v: &Value) -> T
+where
+    T::Err: std::fmt::Debug,
+{
+    match v {
+        Value::String(s) => s.parse().unwrap(),
+        Value::Number(n) => n.to_string().parse().unwrap(),
+        other => panic!("{other}"),
+    }
+}
+
+fn key_authorization_of(a: &Value) -> KeyAuthorization {
+    let addr = |v: &Value| v.as_str().unwrap().parse::<Address>().unwrap();
+    KeyAuthorization {
+        chain_id: int_of(&a["chainId"]),
+        key_type: int_of(&a["keyType"]),
+        key_id: addr(&a["keyId"]),
+        expiry: int_of(&a["expiry"]),
+        limits: a["limits"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|l| Limit { token: addr(&l["token"]), limit: int_of(&l["limit"]), period: int_of(&l["period"]) })
+            .collect(),
+        allowed_calls: a["allowedCalls"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|s| Scope {
+                target: addr(&s["target"]),
+                selector_rules: s["selectorRules"]
+                    .as_array()
+                    .unwrap()
+                    .iter()
+                    .map(|r| SelectorRule {
+                        selector: bytes(r["selector"].as_str().unwrap()).try_into().unwrap(),
+                        recipients: r["recipients"].as_array().unwrap().iter().map(addr).collect(),
+                    })
+                    .collect(),
+            })
+            .collect(),
+        witness: a["witness"].as_str().unwrap().parse().unwrap(),
+    }
+}
+
+#[test]
+fn the_key_authorization_of_sub1() {
+    let f: Value = serde_json::from_str(include_str!("vectors/mpp-subscription-tempo.json")).unwrap();
+    let sub1 = &f["SUB1"];
+    let a = key_authorization_of(&sub1["authorization"]);
+    let unsigned = a.encode().unwrap();
+    assert_eq!(unsigned.len() as u64, sub1["expectUnsignedLength"].as_u64().unwrap());
+    assert_eq!(a.digest().unwrap(), str_of(sub1, "/expectDigest").parse::<B256>().unwrap());
+    assert_eq!(keccak256(&unsigned), a.digest().unwrap());
+    let signed = a.encode_signed(&[0x55; 65]).unwrap();
+    assert_eq!(signed.len() as u64, sub1["expectSignedLength"].as_u64().unwrap());
+    // Another witness or expiry: another digest.
+    let mut other = a.clone();
+    other.witness = B256::ZERO;
+    assert_ne!(other.digest(), a.digest());
+    let mut later = a.clone();
+    later.expiry += 1;
+    assert_ne!(later.digest(), a.digest());
+    // Past a cap, another key type, an empty signature: not written.
+    let mut many = a.clone();
+    many.limits = vec![many.limits[0].clone(); MAX_SCOPES + 1];
+    assert_eq!(many.encode(), Err(KeyAuthorizationMalformed));
+    let mut kind = a.clone();
+    kind.key_type = 3;
+    assert_eq!(kind.encode(), Err(KeyAuthorizationMalformed));
+    assert_eq!(a.encode_signed(&[]), Err(KeyAuthorizationMalformed));
+    assert_eq!(a.encode_signed(&[0x55; MAX_KEY_AUTHORIZATION_BYTES]), Err(KeyAuthorizationMalformed));
 }
