@@ -2,3 +2,5 @@
 //! chain import that chain's rail.
 
 pub mod evm;
+#[cfg(feature = "solana")]
+pub mod solana;
