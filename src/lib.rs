@@ -45,6 +45,8 @@ pub mod json;
 pub mod link;
 #[cfg(feature = "local-signer")]
 mod local;
+#[cfg(all(feature = "local-signer", feature = "solana"))]
+mod local_ed25519;
 #[cfg(feature = "mcp")]
 #[cfg_attr(docsrs, doc(cfg(feature = "mcp")))]
 pub mod mcp;
@@ -91,6 +93,8 @@ pub use hash::{AtrHash, MAX_ATR_BYTES, NotAHash, atr_hash, hash_equals};
 #[cfg(feature = "local-signer")]
 #[cfg_attr(docsrs, doc(cfg(feature = "local-signer")))]
 pub use local::{EvmKey, LocalSigner};
+#[cfg(all(feature = "local-signer", feature = "solana"))]
+pub use local_ed25519::{SolanaKey, SolanaSigner};
 pub use pairing::{ChannelHold, Chosen, InputSpec, Pairing, Quote, Refund};
 pub use payment::Payment;
 pub use refusal::{Reason, Refusal};

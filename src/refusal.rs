@@ -240,6 +240,12 @@ reasons! {
     NonceMismatch => "nonce-mismatch",
     /// A signed transaction calls another contract, with other calldata, or moves value.
     CallMismatch => "call-mismatch",
+    /// Solana: bytes that are not exactly one well-formed wire transaction.
+    TxMalformed => "tx-malformed",
+    /// Solana: a wire transaction over 1,232 bytes.
+    TxTooLarge => "tx-too-large",
+    /// Solana: no bump gives a program-derived address off the curve, or the seeds are too many or too long.
+    PdaNotFound => "pda-not-found",
 }
 
 impl fmt::Display for Reason {
@@ -431,6 +437,9 @@ mod tests {
         (Reason::ChainMismatch, "x402/chain-mismatch"),
         (Reason::NonceMismatch, "x402/nonce-mismatch"),
         (Reason::CallMismatch, "x402/call-mismatch"),
+        (Reason::TxMalformed, "svm/tx-malformed"),
+        (Reason::TxTooLarge, "svm/tx-too-large"),
+        (Reason::PdaNotFound, "svm/pda-not-found"),
     ];
 
     #[test]

@@ -2,5 +2,7 @@
 //! chain import that chain's rail.
 
 pub mod evm;
+#[cfg(feature = "solana")]
+pub mod solana;
 #[cfg(feature = "tempo")]
 pub mod tempo;
