@@ -8,7 +8,6 @@
 use std::process::ExitCode;
 use std::sync::Arc;
 
-use rmcp::ServiceExt as _;
 use terms::http::PublicFetch;
 use terms::mcp::{BuyerOptions, buyer_server};
 use terms::safety::journal::{JournalConfig, JournalTarget};
@@ -49,15 +48,8 @@ async fn main() -> ExitCode {
         }
     };
     let server = buyer_server(BuyerOptions::new(Arc::new(fetch)).gate_options(gate));
-    let running = match server.serve(rmcp::transport::stdio()).await {
-        Ok(r) => r,
-        Err(e) => {
-            eprintln!("terms-mcp: the client left before the session began: {e}");
-            return ExitCode::FAILURE;
-        }
-    };
-    match running.waiting().await {
-        Ok(_) => ExitCode::SUCCESS,
+    match terms::mcp::serve_stdio(server).await {
+        Ok(()) => ExitCode::SUCCESS,
         Err(e) => {
             eprintln!("terms-mcp: {e}");
             ExitCode::FAILURE

@@ -19,6 +19,7 @@
 
 mod schema;
 mod seal;
+mod stdio;
 mod tools;
 
 use std::fmt;
@@ -37,6 +38,7 @@ use tokio_util::sync::CancellationToken;
 pub use rmcp;
 
 pub use schema::{BASE64_PATTERN, MAC_PATTERN};
+pub use stdio::{MAX_DEPTH, MAX_LINE, serve_bounded, serve_stdio};
 
 use crate::fetch::Fetch;
 use crate::gate::Options;

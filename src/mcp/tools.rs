@@ -421,16 +421,10 @@ async fn atr_confirm(options: &BuyerOptions, args: &Args<'_>) -> Outcome {
 
 fn atr_finish(args: &Args<'_>) -> Outcome {
     let pairing = pairing_of(args)?;
-    // A channel's opening fixes what every later payment in it may be, so its chosen must be one this process
-    // sealed. For other pairings the mac is dropped: the hash is recomputed from the bytes and read back from the
-    // signed payment whatever `chosen` says.
-    let chosen = if pairing.channel().is_some() {
-        unsealed_chosen(args)?
-    } else {
-        let mut members = args.object("chosen");
-        members.shift_remove(MAC);
-        chosen_of(members)?
-    };
+    // Every pairing's chosen must be one this process sealed: a channel's opening fixes what every later payment in
+    // it may be, and an edited chosen of any other pairing would build a signed payment that pays what the seller
+    // never offered (one the seller refuses, after the wallet has signed it).
+    let chosen = unsealed_chosen(args)?;
     let atr = args.atr();
     let first = first_request(pairing, &chosen, &atr);
     let answers = signature_answers(&args.value("signature"), first.as_ref());

@@ -8,6 +8,7 @@
 
 mod common;
 mod fetch;
+mod limits;
 #[cfg(feature = "mpp")]
 mod mpp;
 #[cfg(feature = "mpp")]
@@ -36,6 +37,7 @@ fn main() {
     trials.extend(tools::trials());
     trials.extend(seals::trials());
     trials.extend(fetch::trials());
+    trials.extend(limits::trials());
     trials.extend(real_channel::trials());
     #[cfg(feature = "mpp")]
     trials.extend(mpp::trials());

@@ -253,9 +253,9 @@ async fn authorization_by_hand() {
     let r = mpp.call("atr_check", json!({"pairing": AUTHORIZATION, "atr": b64(&atr), "presented": other})).await;
     assert_eq!(declined(&r).0, "signed-not-bound");
 
-    // The real binary finishes and checks the same payment.
+    // The real binary checks the same payment; it refuses to finish a chosen another process sealed.
     let binary = spawn(binary()).await;
-    assert_eq!(ok(&call(&binary, "atr_finish", finish).await)["signed"], done["signed"]);
+    assert_eq!(declined(&call(&binary, "atr_finish", finish).await).0, "chosen-unverified");
     assert_eq!(ok(&call(&binary, "atr_check", check(&atr)).await)["atrHash"], b2["advertised"]);
     assert_eq!(declined(&call(&binary, "atr_check", check(&planted)).await).0, "signed-not-bound");
     // It takes the list of challenges, not one challenge alone.

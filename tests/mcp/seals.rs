@@ -25,6 +25,7 @@ pub fn trials() -> Vec<Trial> {
         Trial::test("mcp::channel_flow_and_opening_refusals", || Ok(run(channel_flow()))),
         Trial::test("mcp::hold_refusals", || Ok(run(hold_refusals()))),
         Trial::test("mcp::restarted_server_refuses_old_seals", || Ok(run(restart()))),
+        Trial::test("mcp::finish_verifies_chosen_seal_on_every_pairing", || Ok(run(finish_verifies_chosen()))),
     ]
 }
 
@@ -435,4 +436,49 @@ async fn restart() {
     let opening = json!({"pairing": BATCH, "atr": t["atr"]["base64"], "signed": t["signed"], "mac": t["mac"]});
     assert_eq!(ok(&call(&second, "atr_channel_open", opening).await)["hold"]["h"], h_of_a());
     second.cancel().await.unwrap();
+}
+
+/// `atr_finish` on a pairing without a channel verifies the seal on `chosen` as well: a flipped mac, a consistent
+/// edit (amount and payee changed in both `accepted` and `required`) and a chosen from another server process are
+/// declined `chosen-unverified` before anything is built; the unchanged chosen finishes.
+async fn finish_verifies_chosen() {
+    const EIP3009: &str = "x402/exact/eip155/eip3009";
+    let client = connect(buyer_server(server_options(Arc::new(seller())))).await;
+    let c =
+        ok(&call(&client, "atr_confirm", json!({"pairing": EIP3009, "document": doc(), "account": account()})).await);
+    let atr = c["atr"]["base64"].clone();
+    let answer = sign(&signer(), &c["request"]).await;
+    let finish = |chosen: Value| json!({"pairing": EIP3009, "atr": atr, "chosen": chosen, "signature": answer});
+    let chosen = c["chosen"].clone();
+    let flipped = edited(&chosen, |m| {
+        let mac = m["mac"].as_str().unwrap().to_owned();
+        let last = if mac.ends_with('0') { "1" } else { "0" };
+        m.insert("mac".into(), json!(format!("{}{last}", &mac[..mac.len() - 1])));
+    });
+    let consistent = edited(&chosen, |m| {
+        for side in ["accepted", "required"] {
+            if m["choice"].get(side).is_some() {
+                m["choice"][side]["amount"] = json!("1");
+                m["choice"][side]["payTo"] = json!("0x000000000000000000000000000000000000dEaD");
+            }
+        }
+    });
+    assert_ne!(consistent["choice"], chosen["choice"], "the edit changes the choice");
+    let other = spawn(helper()).await;
+    let elsewhere = ok(&call(
+        &other,
+        "atr_confirm",
+        json!({"pairing": EIP3009, "document": doc(), "account": account()}),
+    )
+    .await)["chosen"]
+        .clone();
+    other.cancel().await.unwrap();
+    for (what, bad) in [("flipped mac", flipped), ("consistent edit", consistent), ("another process", elsewhere)] {
+        let r = call(&client, "atr_finish", finish(bad)).await;
+        let (code, v) = declined(&r);
+        assert_eq!(code, "chosen-unverified", "{what}: {v}");
+        assert_eq!(v["decline"]["detail"], CHOSEN_UNVERIFIED, "{what}");
+    }
+    let f = ok(&call(&client, "atr_finish", finish(chosen)).await);
+    assert_eq!(f["atrHash"], h_of_a());
 }

@@ -318,7 +318,7 @@ async fn quickstart() {
     let r = call(&client, "atr_check", json!({"pairing": EIP3009, "atr": b64(&bytes("C")), "presented": f["signed"]}))
         .await;
     assert_eq!(declined(&r).0, "signed-not-bound");
-    // A chosen from atr_confirm in another order still finishes (non-channel chosen: the mac is dropped).
+    // A chosen from atr_confirm in another order still finishes (the seal is over its members, not their order).
     let chosen: serde_json::Map<String, Value> = c["chosen"].as_object().unwrap().clone().into_iter().rev().collect();
     let r = call(&client, "atr_finish", json!({"pairing": EIP3009, "atr": atr, "chosen": chosen, "signature": answer}))
         .await;
