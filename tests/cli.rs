@@ -214,3 +214,35 @@ async fn a_config_file_that_does_not_parse_names_its_line() {
     assert_eq!(out.status.code(), Some(0), "{}", String::from_utf8_lossy(&out.stderr));
     assert!(Path::new(&fresh).exists());
 }
+
+/// The MCP server reads the CLI's own file: started from another folder with that `--config`, `terms-mcp` opens the
+/// journal beside the file (where the CLI recorded its payment), not a new one in the folder it was started from.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_mcp_server_opens_the_clis_journal_from_the_same_file() {
+    let dir = pays_and_reads_back(CONFIG).await;
+    let journal = dir.path().join("journal.db");
+    let before = std::fs::metadata(&journal).unwrap().len();
+    let elsewhere = tempfile::tempdir().unwrap();
+    let mut command = std::process::Command::new(env!("CARGO_BIN_EXE_terms-mcp"));
+    command
+        .arg("--config")
+        .arg(dir.path().join("config.toml"))
+        .current_dir(elsewhere.path())
+        .stdin(std::process::Stdio::null());
+    let out = tokio::task::spawn_blocking(move || command.output().unwrap()).await.unwrap();
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    // No client spoke: the server got past its configuration (the journal opened) and stopped at the handshake.
+    assert!(stderr.contains("connection closed"), "{stderr}");
+    assert!(!stderr.contains("journal"), "the journal opened: {stderr}");
+    assert!(!elsewhere.path().join("journal.db").exists(), "no journal where the server was started");
+    assert!(std::fs::metadata(&journal).unwrap().len() >= before, "the CLI's journal is still there");
+
+    // A journal the file names but that cannot be opened stops the server, naming the file.
+    std::fs::write(dir.path().join("bad.toml"), "journal = \"no-such-folder/journal.db\"\n").unwrap();
+    let mut command = std::process::Command::new(env!("CARGO_BIN_EXE_terms-mcp"));
+    command.arg("--config").arg(dir.path().join("bad.toml")).stdin(std::process::Stdio::null());
+    let out = tokio::task::spawn_blocking(move || command.output().unwrap()).await.unwrap();
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(1));
+    assert!(stderr.contains("bad.toml") && stderr.contains("no-such-folder"), "{stderr}");
+}

@@ -2,7 +2,8 @@
 //! Register it with an MCP client as a stdio server; it answers on stdout and writes nothing else there.
 //!
 //! `terms-mcp --config FILE` reads a TOML configuration file; its `journal = "…"` (a SQLite path or
-//! `sqlite:///path`, or `postgres://…`) is the journal every payment of the server's gate is recorded in. A journal
+//! `sqlite:///path`, or `postgres://…`) is the journal every payment of the server's gate is recorded in; a relative
+//! path is relative to the file's folder, so the `terms` CLI's own config file opens the same journal. A journal
 //! that cannot be opened stops the server before it serves, with the reason on stderr.
 
 use std::process::ExitCode;
@@ -23,7 +24,9 @@ async fn configured() -> Result<terms::Options, String> {
         let path = args.next().ok_or("--config needs a file")?;
         let text = std::fs::read_to_string(&path).map_err(|e| format!("cannot read {path}: {e}"))?;
         let target = JournalTarget::from_config_toml(&text).map_err(|e| format!("{path}: {e}"))?;
-        if let Some(target) = target {
+        // A relative SQLite path is the config file's folder's, as the CLI reads the same file.
+        let folder = std::path::Path::new(&path).parent().unwrap_or_else(|| std::path::Path::new("."));
+        if let Some(target) = target.map(|t| t.relative_to(folder)) {
             let journal = target.open(JournalConfig::default()).await.map_err(|e| format!("{path}: {e}"))?;
             options = options.journal(journal);
         }

@@ -85,11 +85,7 @@ pub(crate) fn load(path: &Path) -> Result<Config, String> {
             *inner = dir.join(&*inner);
         }
     };
-    if let Some(JournalTarget::Sqlite(file)) = &mut config.journal
-        && file.is_relative()
-    {
-        *file = dir.join(&*file);
-    }
+    config.journal = config.journal.map(|j| j.relative_to(dir));
     absolute(&mut config.policy);
     absolute(&mut config.key_file);
     Ok(config)

@@ -2,7 +2,7 @@
 //! reads. A path or `sqlite:` URL is a SQLite file; a `postgres://` URL a PostgreSQL server.
 
 use std::fmt;
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
 use super::{JournalConfig, Store};
@@ -81,6 +81,16 @@ impl JournalTarget {
         file.journal.as_deref().map(Self::parse).transpose()
     }
 
+    /// The target as a configuration file in `folder` means it: a relative SQLite path is relative to that folder
+    /// (not to wherever the program was started), so the CLI and the MCP server reading one file open one journal.
+    #[must_use]
+    pub fn relative_to(self, folder: &Path) -> Self {
+        match self {
+            Self::Sqlite(path) if path.is_relative() => Self::Sqlite(folder.join(path)),
+            other => other,
+        }
+    }
+
     /// Opens the journal: the SQLite file (created where it is missing), or a connection to the server (its schema
     /// created or migrated). A build without the backend's feature refuses with a sentence that names it.
     pub async fn open(&self, config: JournalConfig) -> Result<Arc<dyn Journal>, JournalError> {
@@ -120,6 +130,16 @@ mod tests {
         let e = JournalTarget::parse("mysql://db/x").err().map(|e| e.0).unwrap_or_default();
         assert!(e.contains("mysql:// is not known"), "{e}");
         assert_eq!(format!("{server:?}"), r#"Some(Postgres("postgres://agent:***@db/payments"))"#);
+    }
+
+    #[test]
+    fn a_relative_file_is_the_configuration_folders_and_nothing_else_moves() {
+        let folder = Path::new("/etc/terms");
+        let moved = |t: &str| JournalTarget::parse(t).ok().map(|t| t.relative_to(folder));
+        assert_eq!(moved("journal.db"), Some(JournalTarget::Sqlite(PathBuf::from("/etc/terms/journal.db"))));
+        assert_eq!(moved("sqlite:sub/j.db"), Some(JournalTarget::Sqlite(PathBuf::from("/etc/terms/sub/j.db"))));
+        assert_eq!(moved("sqlite:///var/j.db"), Some(JournalTarget::Sqlite(PathBuf::from("/var/j.db"))));
+        assert_eq!(moved("postgres://db/x"), Some(JournalTarget::Postgres("postgres://db/x".into())));
     }
 
     #[test]
