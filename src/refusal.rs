@@ -246,6 +246,10 @@ reasons! {
     TxTooLarge => "tx-too-large",
     /// Solana: no bump gives a program-derived address off the curve, or the seeds are too many or too long.
     PdaNotFound => "pda-not-found",
+    /// Tempo: no `transferWithMemo` call or log carries this challenge's attribution memo.
+    MemoNotBound => "memo-not-bound",
+    /// Tempo: more than one `transferWithMemo` call or log carries this challenge's attribution memo.
+    Ambiguous => "ambiguous",
 }
 
 impl fmt::Display for Reason {
@@ -440,6 +444,8 @@ mod tests {
         (Reason::TxMalformed, "svm/tx-malformed"),
         (Reason::TxTooLarge, "svm/tx-too-large"),
         (Reason::PdaNotFound, "svm/pda-not-found"),
+        (Reason::MemoNotBound, "tempo/memo-not-bound"),
+        (Reason::Ambiguous, "tempo/ambiguous"),
     ];
 
     #[test]

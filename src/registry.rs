@@ -184,6 +184,8 @@ fn implementation(id: &str) -> Option<&'static dyn Pairing> {
         crate::mpp::evm::usdc::GATEWAY => Some(&crate::mpp::evm::usdc::GATEWAY_PAIRING),
         #[cfg(all(feature = "mpp", feature = "evm"))]
         crate::mpp::evm::session::ID => Some(&crate::mpp::evm::session::PAIRING),
+        #[cfg(all(feature = "mpp", feature = "tempo"))]
+        crate::mpp::tempo::memo::MEMO => Some(&crate::mpp::tempo::memo::PAIRING),
         _ => None,
     }
 }
@@ -323,6 +325,10 @@ mod tests {
             "mpp/charge/usdc/evm",
             "mpp/session/evm",
         ]);
+        // The Tempo memo charge: the client id its attribution memo names.
+        #[cfg(all(feature = "mpp", feature = "tempo"))]
+        want.push("mpp/charge/tempo/memo");
+        want.sort_by_key(|id| REGISTRY.iter().position(|e| e.id == *id));
         assert_eq!(takers, want);
     }
 }

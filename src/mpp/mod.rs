@@ -38,13 +38,15 @@ pub(crate) mod credential;
 pub(crate) mod evm;
 mod header;
 mod legal;
-mod memo;
+pub(crate) mod memo;
 pub(crate) mod methods;
 pub(crate) mod nearintents;
-mod network;
+pub(crate) mod network;
 pub(crate) mod pieces;
 mod receipt;
 pub(crate) mod stripe;
+#[cfg(feature = "tempo")]
+pub(crate) mod tempo;
 pub(crate) mod values;
 
 #[cfg(test)]
