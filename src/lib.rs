@@ -28,6 +28,9 @@ pub mod client;
     allow(dead_code, reason = "helpers of the pairings; a build with fewer families uses fewer of them")
 )]
 mod codec;
+#[cfg(feature = "host")]
+#[cfg_attr(docsrs, doc(cfg(feature = "host")))]
+pub mod config;
 mod decimal;
 mod decline;
 mod env;

@@ -228,6 +228,7 @@ async fn the_mcp_server_opens_the_clis_journal_from_the_same_file() {
         .arg("--config")
         .arg(dir.path().join("config.toml"))
         .current_dir(elsewhere.path())
+        .env_remove("TERMS_KEY")
         .stdin(std::process::Stdio::null());
     let out = tokio::task::spawn_blocking(move || command.output().unwrap()).await.unwrap();
     let stderr = String::from_utf8_lossy(&out.stderr);
@@ -237,12 +238,38 @@ async fn the_mcp_server_opens_the_clis_journal_from_the_same_file() {
     assert!(!elsewhere.path().join("journal.db").exists(), "no journal where the server was started");
     assert!(std::fs::metadata(&journal).unwrap().len() >= before, "the CLI's journal is still there");
 
-    // A journal the file names but that cannot be opened stops the server, naming the file.
-    std::fs::write(dir.path().join("bad.toml"), "journal = \"no-such-folder/journal.db\"\n").unwrap();
-    let mut command = std::process::Command::new(env!("CARGO_BIN_EXE_terms-mcp"));
-    command.arg("--config").arg(dir.path().join("bad.toml")).stdin(std::process::Stdio::null());
-    let out = tokio::task::spawn_blocking(move || command.output().unwrap()).await.unwrap();
-    let stderr = String::from_utf8_lossy(&out.stderr);
-    assert_eq!(out.status.code(), Some(1));
-    assert!(stderr.contains("bad.toml") && stderr.contains("no-such-folder"), "{stderr}");
+    // A journal the file names but that cannot be opened: the server starts (a line on stderr names the file), and
+    // with the file's signer it offers the tools that sign, each declining journal-failed with the reason.
+    let bad = dir.path().join("bad.toml");
+    let text =
+        format!("journal = \"no-such-folder/journal.db\"\nkey_env = \"TERMS_KEY\"\nnetwork = {:?}\n", seller::NETWORK);
+    std::fs::write(&bad, text).unwrap();
+    let mut command = tokio::process::Command::new(env!("CARGO_BIN_EXE_terms-mcp"));
+    command.arg("--config").arg(&bad).env("TERMS_KEY", seller::KEY);
+    let (transport, stderr) =
+        rmcp::transport::TokioChildProcess::builder(command).stderr(std::process::Stdio::piped()).spawn().unwrap();
+    let client = rmcp::ServiceExt::serve((), transport).await.expect("the server starts");
+    let tools = client.list_all_tools().await.unwrap();
+    let names: Vec<&str> = tools.iter().map(|t| t.name.as_ref()).collect();
+    assert!(names.contains(&"atr_transact") && names.contains(&"atr_channel_within"), "{names:?}");
+    assert!(!names.contains(&"atr_history"), "no journal to read: {names:?}");
+    let args = serde_json::json!({"pairing": "x402/exact/eip155/eip3009", "document": {}});
+    let r = client
+        .call_tool(
+            rmcp::model::CallToolRequestParams::new("atr_transact").with_arguments(args.as_object().unwrap().clone()),
+        )
+        .await
+        .unwrap();
+    assert_eq!(r.is_error, Some(true));
+    let v = r.structured_content.unwrap();
+    assert_eq!(
+        (v["decline"]["code"].as_str(), v["decline"]["detail"].as_str()),
+        (Some("journal-failed"), Some("journal/unavailable"))
+    );
+    let cause = v["decline"]["cause"].as_str().unwrap();
+    assert!(cause.contains("bad.toml") && cause.contains("no-such-folder"), "{cause}");
+    client.cancel().await.unwrap();
+    let mut said = String::new();
+    tokio::io::AsyncReadExt::read_to_string(&mut stderr.unwrap(), &mut said).await.unwrap();
+    assert!(said.contains("bad.toml") && said.contains("no-such-folder"), "{said}");
 }

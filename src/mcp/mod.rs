@@ -1,7 +1,8 @@
 //! The gate as MCP tools, for an agent that pays through an MCP client: `atr_confirm`, `atr_finish`, `atr_check`,
 //! `atr_channel_open` and `atr_channel_record_charge` always; `atr_agree` with an agreement signer or a signer (in a
 //! build with the `x402` feature, which has the agreement exchange);
-//! `atr_transact` and `atr_channel_within` with a signer. Each tool call is one call into the gate; this module adds
+//! `atr_transact` and `atr_channel_within` with a signer; with the host's journal, the read-only `atr_history` and
+//! `atr_record` (and `atr_budget` beside a spend policy). Each tool call is one call into the gate; this module adds
 //! the transport (rmcp), the JSON form of values, the input schemas, and the seals that make `chosen`, channel
 //! openings and holds usable only as this process returned them.
 //!
@@ -17,6 +18,7 @@
 //! # Ok(()) }
 //! ```
 
+mod ledger;
 mod schema;
 mod seal;
 mod stdio;
@@ -42,6 +44,8 @@ pub use stdio::{MAX_DEPTH, MAX_LINE, serve_bounded, serve_stdio};
 
 use crate::fetch::Fetch;
 use crate::gate::Options;
+use crate::safety::journal::Journal;
+use crate::safety::policy::Policy;
 use crate::signer::Signer;
 
 /// The server's name in `serverInfo`.
@@ -50,8 +54,9 @@ pub const SERVER_NAME: &str = "integraledger-terms";
 /// The server's version in `serverInfo`: this crate's.
 pub(crate) const SERVER_VERSION: &str = env!("CARGO_PKG_VERSION");
 
-/// Every tool the server can offer, in the order it lists them (which ones it offers depends on the signers).
-pub const TOOL_NAMES: [&str; 8] = [
+/// Every tool the server can offer, in the order it lists them (which ones it offers depends on the signers, the
+/// journal and the policy).
+pub const TOOL_NAMES: [&str; 11] = [
     "atr_confirm",
     "atr_finish",
     "atr_check",
@@ -60,6 +65,9 @@ pub const TOOL_NAMES: [&str; 8] = [
     "atr_channel_open",
     "atr_channel_record_charge",
     "atr_channel_within",
+    "atr_budget",
+    "atr_history",
+    "atr_record",
 ];
 
 /// What the server is built from: the fetch every tool that reaches the network uses, and the host's signers.
@@ -71,6 +79,9 @@ pub struct BuyerOptions {
     signer: Option<Arc<dyn Signer>>,
     agreement_signer: Option<Arc<dyn Signer>>,
     gate: Options,
+    store: Option<Arc<dyn Journal>>,
+    policy: Option<Arc<Policy>>,
+    journal_unavailable: Option<String>,
 }
 
 impl fmt::Debug for BuyerOptions {
@@ -79,6 +90,9 @@ impl fmt::Debug for BuyerOptions {
             .field("signer", &self.signer.as_ref().map(|s| s.account().to_owned()))
             .field("agreement_signer", &self.agreement_signer.as_ref().map(|s| s.account().to_owned()))
             .field("gate", &self.gate)
+            .field("journal", &self.store.is_some())
+            .field("policy", &self.policy.is_some())
+            .field("journal_unavailable", &self.journal_unavailable)
             .finish_non_exhaustive()
     }
 }
@@ -86,7 +100,15 @@ impl fmt::Debug for BuyerOptions {
 impl BuyerOptions {
     /// No signer: the server offers the five tools that sign nothing.
     pub fn new(fetch: Arc<dyn Fetch>) -> Self {
-        Self { fetch, signer: None, agreement_signer: None, gate: Options::new() }
+        Self {
+            fetch,
+            signer: None,
+            agreement_signer: None,
+            gate: Options::new(),
+            store: None,
+            policy: None,
+            journal_unavailable: None,
+        }
     }
 
     /// The host's wallet: adds `atr_transact`, `atr_agree` (with the `x402` feature) and `atr_channel_within`.
@@ -105,10 +127,43 @@ impl BuyerOptions {
     }
 
     /// The gate options every call starts from: its clock and payment ids. Each call sets its own inputs,
-    /// approval, cancellation and agreement signer over them.
+    /// approval, cancellation and agreement signer over them. Set the journal and the policy after these (with
+    /// [`journal`](Self::journal) and [`policy`](Self::policy)), not inside them: the read-only tools need them too.
     #[must_use]
     pub fn gate_options(mut self, options: Options) -> Self {
         self.gate = options;
+        if let Some(journal) = &self.store {
+            self.gate = self.gate.journal(journal.clone());
+        }
+        if let Some(policy) = &self.policy {
+            self.gate = self.gate.policy(policy.clone());
+        }
+        self
+    }
+
+    /// The host's journal: every step of every payment a tool signs is recorded in it before and after the signer
+    /// is asked, and `atr_history` and `atr_record` read it back.
+    #[must_use]
+    pub fn journal(mut self, journal: Arc<dyn Journal>) -> Self {
+        self.gate = self.gate.journal(journal.clone());
+        self.store = Some(journal);
+        self
+    }
+
+    /// The host's spend policy: checked before the signer is asked, by every tool that signs; `atr_budget` shows
+    /// its budgets (with a journal). No tool writes it.
+    #[must_use]
+    pub fn policy(mut self, policy: Arc<Policy>) -> Self {
+        self.gate = self.gate.policy(policy.clone());
+        self.policy = Some(policy);
+        self
+    }
+
+    /// The host named a journal that could not be opened (`why`): the server serves, and every tool that signs
+    /// declines `journal-failed` (`journal/unavailable`, with `why` as the cause) and signs nothing.
+    #[must_use]
+    pub fn journal_unavailable(mut self, why: impl Into<String>) -> Self {
+        self.journal_unavailable = Some(why.into());
         self
     }
 }
@@ -136,6 +191,8 @@ impl BuyerServer {
         match name {
             "atr_transact" | "atr_channel_within" => o.signer.is_some(),
             "atr_agree" => cfg!(feature = "x402") && (o.signer.is_some() || o.agreement_signer.is_some()),
+            "atr_history" | "atr_record" => o.store.is_some(),
+            "atr_budget" => o.store.is_some() && o.policy.is_some(),
             other => TOOL_NAMES.contains(&other),
         }
     }

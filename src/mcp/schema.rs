@@ -39,7 +39,12 @@ pub(crate) enum Kind {
     Refund,
     /// The agreement payment to approve: `{ url: string, option: object, required: object }`.
     Approved,
+    /// A whole number from 1 to [`MAX_COUNT`].
+    Count,
 }
+
+/// The most a [`Kind::Count`] may be (the most records `atr_history` returns at once).
+pub(crate) const MAX_COUNT: u64 = 1000;
 
 /// One argument of a tool.
 #[derive(Debug, Clone, Copy)]
@@ -71,6 +76,7 @@ fn kind_schema(kind: Kind) -> Value {
         Kind::Text => json!({"type": "string"}),
         Kind::Base64 => json!({"type": "string", "contentEncoding": "base64", "pattern": BASE64_PATTERN}),
         Kind::Mac => json!({"type": "string", "pattern": MAC_PATTERN}),
+        Kind::Count => json!({"type": "integer", "minimum": 1, "maximum": MAX_COUNT}),
         Kind::Refund => json!({
             "type": "object",
             "properties": {"amount": {"type": "string"}},
@@ -193,6 +199,10 @@ fn check_kind(name: &str, kind: Kind, value: &Value) -> Result<(), Invalid> {
         Kind::Mac => match value.as_str() {
             Some(text) if is_mac_form(text) => Ok(()),
             _ => Err(invalid(name, "must be 0x and 64 lower-case hex digits")),
+        },
+        Kind::Count => match value.as_u64() {
+            Some(n) if (1..=MAX_COUNT).contains(&n) => Ok(()),
+            _ => Err(invalid(name, format!("must be a whole number from 1 to {MAX_COUNT}"))),
         },
         Kind::Refund => {
             let Some(map) = value.as_object() else { return Err(invalid(name, "must be a JSON object")) };

@@ -1,4 +1,4 @@
-//! The eight tools: their definitions (words, schema, annotations) and their bodies, each one call into the gate
+//! The tools: their definitions (words, schema, annotations) and their bodies, each one call into the gate
 //! between a schema check and a JSON result.
 
 use rmcp::model::{Tool, ToolAnnotations};
@@ -151,6 +151,9 @@ fn fields(name: &str) -> Option<&'static [Field]> {
         "atr_channel_open" => &CHANNEL_OPEN,
         "atr_channel_record_charge" => &RECORD_CHARGE,
         "atr_channel_within" => &WITHIN,
+        "atr_budget" => &super::ledger::BUDGET,
+        "atr_history" => &super::ledger::HISTORY,
+        "atr_record" => &super::ledger::RECORD,
         _ => return None,
     })
 }
@@ -200,7 +203,7 @@ fn description(name: &str) -> &'static str {
              the hold. Returns the payment to send and the updated `hold`. A hold that is not exactly as returned is \
              declined and nothing is signed."
         }
-        _ => "",
+        other => super::ledger::description(other),
     }
 }
 
@@ -246,7 +249,7 @@ fn declined_json(d: &Declined) -> Value {
     Value::Object(out)
 }
 
-fn to_json<T: serde::Serialize>(value: &T) -> Value {
+pub(crate) fn to_json<T: serde::Serialize>(value: &T) -> Value {
     serde_json::to_value(value).unwrap_or(Value::Null)
 }
 
@@ -267,16 +270,16 @@ fn signature_answers(signature: &Value, first: Option<&SigningRequest>) -> Vec<A
 // ---------------------------------------------------------------------------------------------------------------
 // Arguments.
 
-struct Args<'a>(&'a Map<String, Value>);
+pub(crate) struct Args<'a>(pub(crate) &'a Map<String, Value>);
 
 impl Args<'_> {
-    fn value(&self, name: &str) -> Value {
+    pub(crate) fn value(&self, name: &str) -> Value {
         self.0.get(name).cloned().unwrap_or(Value::Null)
     }
     fn opt(&self, name: &str) -> Option<Value> {
         self.0.get(name).cloned()
     }
-    fn text(&self, name: &str) -> &str {
+    pub(crate) fn text(&self, name: &str) -> &str {
         self.0.get(name).and_then(Value::as_str).unwrap_or_default()
     }
     fn object(&self, name: &str) -> Map<String, Value> {
@@ -377,6 +380,11 @@ pub(crate) async fn run(
     let fields = fields(name)
         .ok_or_else(|| Fail::Invalid(Invalid { argument: String::new(), reason: "no such tool".into() }))?;
     schema::check(fields, arguments).map_err(Fail::Invalid)?;
+    if let (Some(why), "atr_transact" | "atr_agree" | "atr_channel_within") = (&options.journal_unavailable, name) {
+        // The host named a journal and it is not there: nothing is signed that it would not record.
+        let d = crate::gate::journal_failed(crate::refusal::Reason::Unavailable, why);
+        return Err(Fail::Result(json!({"decline": {"code": d.code.as_str(), "detail": d.detail, "cause": d.cause}})));
+    }
     let args = Args(arguments);
     match name {
         "atr_confirm" => atr_confirm(options, &args).await,
@@ -388,6 +396,9 @@ pub(crate) async fn run(
         "atr_channel_open" => atr_channel_open(&args),
         "atr_channel_record_charge" => atr_channel_record_charge(&args),
         "atr_channel_within" => atr_channel_within(options, &args).await,
+        "atr_budget" => super::ledger::atr_budget(options, &args).await,
+        "atr_history" => super::ledger::atr_history(options, &args).await,
+        "atr_record" => super::ledger::atr_record(options, &args).await,
         _ => Err(Fail::Invalid(Invalid { argument: String::new(), reason: "no such tool".into() })),
     }
 }

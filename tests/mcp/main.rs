@@ -8,6 +8,7 @@
 
 mod common;
 mod fetch;
+mod host;
 mod limits;
 #[cfg(feature = "mpp")]
 mod mpp;
@@ -37,6 +38,7 @@ fn main() {
     trials.extend(tools::trials());
     trials.extend(seals::trials());
     trials.extend(fetch::trials());
+    trials.extend(host::trials());
     trials.extend(limits::trials());
     trials.extend(real_channel::trials());
     #[cfg(feature = "mpp")]

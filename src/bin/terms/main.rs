@@ -1,22 +1,19 @@
 //! `terms`: pay a 402 from the command line, with the gate's terms check, a spend policy and a journal.
 #![forbid(unsafe_code)]
 
-mod command;
-mod config;
-
 use std::path::PathBuf;
 use std::process::ExitCode;
 use std::sync::Arc;
-use std::time::Duration;
 
 use clap::{Args, Parser, Subcommand};
 use serde_json::{Value, json};
 use terms::client::{Client, Outcome, Outgoing, Plan, Verdict};
+use terms::config;
 use terms::safety::journal::{HistoryFilter, Journal, JournalConfig, JournalTarget};
 use terms::safety::policy::Policy;
 use terms::safety::recovery::Action;
 use terms::safety::{Allowed, PolicyRefusal, Spend, SpendPolicy};
-use terms::{EvmKey, Reason, U256, Wallet};
+use terms::{Reason, U256, Wallet};
 
 const EXIT_CODES: &str = "Exit codes (by the recovery of the outcome):
   0  success (paid and answered, or nothing to pay)
@@ -131,7 +128,7 @@ struct Setup {
 fn setup(cli: &Cli) -> Result<Setup, Fail> {
     let path =
         cli.config.clone().or_else(config::default_path).ok_or_else(|| Fail(2, "no configuration path".into()))?;
-    let config = config::load(&path).map_err(|e| Fail(2, e))?;
+    let config = config::load(&path).map_err(|e| Fail(2, e.0))?;
     let policy_path = cli.policy.clone().or_else(|| config.policy.clone());
     let policy = match policy_path {
         None => None,
@@ -146,21 +143,7 @@ fn setup(cli: &Cli) -> Result<Setup, Fail> {
 
 /// The wallet: the external signer command, else the key file, else the key's environment variable.
 fn wallet(config: &config::Config) -> Result<Arc<dyn Wallet>, Fail> {
-    if let Some(command) = &config.signer_command {
-        let address = config
-            .signer_address
-            .clone()
-            .ok_or_else(|| Fail(2, "signer_command needs signer_address (the 0x address it signs for)".into()))?;
-        let timeout = Duration::from_secs(config.signer_timeout.unwrap_or(60));
-        return Ok(Arc::new(command::Command { command: command.clone(), address, timeout }));
-    }
-    let key = if let Some(file) = &config.key_file {
-        std::fs::read_to_string(file).map_err(|e| Fail(2, format!("key file {}: {e}", file.display())))?
-    } else {
-        let var = config.key_env.clone().unwrap_or_else(|| "TERMS_KEY".into());
-        std::env::var(&var).map_err(|_| Fail(2, format!("no key: set {var}, key_file or signer_command")))?
-    };
-    Ok(Arc::new(EvmKey::from_hex(key.trim()).map_err(|e| Fail(2, format!("the key: {e}")))?))
+    config.wallet().map_err(|e| Fail(2, e.0))
 }
 
 /// A payment cap from `--max`, before the policy's own checks.

@@ -6,7 +6,7 @@ use std::process::Stdio;
 use std::sync::Arc;
 use std::time::Duration;
 
-use terms::{Answer, BoxFuture, Signer, SignerError, SigningRequest, Wallet};
+use crate::signer::{Answer, BoxFuture, Signer, SignerError, SigningRequest, Wallet};
 use tokio::io::{AsyncReadExt, AsyncWriteExt};
 
 /// The command and the address it signs for.
