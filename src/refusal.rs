@@ -246,6 +246,16 @@ reasons! {
     TxTooLarge => "tx-too-large",
     /// Solana: no bump gives a program-derived address off the curve, or the seeds are too many or too long.
     PdaNotFound => "pda-not-found",
+    /// Solana: a transaction with no top-level Memo instruction, or with two or more.
+    MemoCount => "memo-count",
+    /// Solana: a Memo instruction's data is not UTF-8.
+    MemoNotUtf8 => "memo-not-utf8",
+    /// Solana: the memo names H in another spelling than its LCP string in lower-case hex.
+    CarrierNotCanonical => "carrier-not-canonical",
+    /// Solana: the memo is not the option's `extra.memo` (or the option's memo is not H's LCP string).
+    CarrierMismatch => "carrier-mismatch",
+    /// Solana: a durable-nonce message names its nonce account through an address lookup table.
+    NonceAccountNotStatic => "nonce-account-not-static",
 }
 
 impl fmt::Display for Reason {
@@ -440,6 +450,11 @@ mod tests {
         (Reason::TxMalformed, "svm/tx-malformed"),
         (Reason::TxTooLarge, "svm/tx-too-large"),
         (Reason::PdaNotFound, "svm/pda-not-found"),
+        (Reason::MemoCount, "svm/memo-count"),
+        (Reason::MemoNotUtf8, "svm/memo-not-utf8"),
+        (Reason::CarrierNotCanonical, "svm/carrier-not-canonical"),
+        (Reason::CarrierMismatch, "svm/carrier-mismatch"),
+        (Reason::NonceAccountNotStatic, "svm/nonce-account-not-static"),
     ];
 
     #[test]

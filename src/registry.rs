@@ -162,6 +162,8 @@ fn implementation(id: &str) -> Option<&'static dyn Pairing> {
         crate::x402::evm::exact_permit2::ID => Some(&crate::x402::evm::exact_permit2::PAIRING),
         #[cfg(all(feature = "x402", feature = "evm"))]
         crate::x402::evm::upto_permit2::ID => Some(&crate::x402::evm::upto_permit2::PAIRING),
+        #[cfg(all(feature = "x402", feature = "solana"))]
+        crate::x402::solana::exact::ID => Some(&crate::x402::solana::exact::PAIRING),
         #[cfg(feature = "mpp")]
         crate::mpp::card::ID => Some(&crate::mpp::card::PAIRING),
         #[cfg(feature = "mpp")]
@@ -323,6 +325,8 @@ mod tests {
             "mpp/charge/usdc/evm",
             "mpp/session/evm",
         ]);
+        #[cfg(all(feature = "x402", feature = "solana"))]
+        want.insert(want.iter().position(|id| id.starts_with("mpp/")).unwrap_or(want.len()), "x402/exact/solana");
         assert_eq!(takers, want);
     }
 }
