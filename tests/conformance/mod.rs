@@ -14,6 +14,8 @@ mod quote_mpp;
 pub mod x402_evm;
 #[cfg(feature = "solana")]
 pub mod x402_solana;
+#[cfg(feature = "solana")]
+mod x402_solana_bad;
 
 /// Every family's trials.
 pub fn trials() -> Vec<Trial> {

@@ -13,11 +13,11 @@ use crate::{Outcome, b64_encode, pairing_buyer_row};
 
 const FILE: &str = "x402-exact-solana.json";
 
-fn file() -> Value {
+pub(super) fn file() -> Value {
     vectors(FILE)
 }
 
-fn pairing() -> &'static dyn Pairing {
+pub(super) fn pairing() -> &'static dyn Pairing {
     terms::pairing("x402/exact/solana").unwrap()
 }
 
@@ -25,7 +25,7 @@ fn eq<T: PartialEq + std::fmt::Debug>(what: &str, got: T, want: T) -> Outcome {
     if got == want { Ok(()) } else { Err(Failed::from(format!("{what}: got {got:?}, want {want:?}"))) }
 }
 
-fn h(v: &Value) -> AtrHash {
+pub(super) fn h(v: &Value) -> AtrHash {
     AtrHash::parse(v["fixed"]["H"].as_str().unwrap()).unwrap()
 }
 
@@ -34,21 +34,21 @@ fn b64(text: &Value) -> Vec<u8> {
 }
 
 /// The option the seller advertises: the fixed option with `extra.memo` = L, as V2's `accepted` holds it.
-fn option(v: &Value) -> Value {
+pub(super) fn option(v: &Value) -> Value {
     let mut o = v["fixed"]["option"].clone();
     o["extra"]["memo"] = v["fixed"]["L"].clone();
     o
 }
 
 /// The document of the B rows, with `accepts` holding `option`.
-fn document(v: &Value, option: &Value) -> Value {
+pub(super) fn document(v: &Value, option: &Value) -> Value {
     let mut doc = v["buyer"]["rows"][0]["input"]["doc"].clone();
     doc["accepts"] = json!([option]);
     doc
 }
 
 /// The build's choice from the fixed values, with the compute budget when `budget`.
-fn choice(v: &Value, budget: bool) -> Map<String, Value> {
+pub(super) fn choice(v: &Value, budget: bool) -> Map<String, Value> {
     let f = &v["fixed"];
     let o = option(v);
     let mut c = json!({
@@ -66,12 +66,12 @@ fn choice(v: &Value, budget: bool) -> Map<String, Value> {
     c.as_object().unwrap().clone()
 }
 
-fn chosen(build_input: Map<String, Value>) -> Chosen {
+pub(super) fn chosen(build_input: Map<String, Value>) -> Chosen {
     Chosen { pairing: "x402/exact/solana".into(), build_input, reference: "ref-1".into(), agreement: None }
 }
 
 /// The message the pairing's build asks the payer to sign, as a transaction with empty signature slots.
-fn built(v: &Value, c: &Chosen) -> Result<Transaction, String> {
+pub(super) fn built(v: &Value, c: &Chosen) -> Result<Transaction, String> {
     let unsigned = pairing().build(c, b"abc", &h(v)).map_err(|r| r.code())?;
     let request = unsigned.request().map_err(|r| r.code())?.unwrap().to_json();
     eq("kind", request["kind"].as_str(), Some("solana-message")).map_err(|e| format!("{e:?}"))?;
@@ -81,7 +81,7 @@ fn built(v: &Value, c: &Chosen) -> Result<Transaction, String> {
 }
 
 /// The instructions as the file writes them: program, accounts with their roles, data as hex.
-fn decompile(tx: &Transaction) -> Vec<Value> {
+pub(super) fn decompile(tx: &Transaction) -> Vec<Value> {
     let n = tx.keys.len();
     let required = usize::from(tx.required_signatures);
     let writable = |i: usize| {
@@ -128,7 +128,7 @@ fn default_compute_budget() -> Outcome {
     eq("compute budget", decompile(&tx)[..2].to_vec(), want)
 }
 
-fn presented(accepted: &Value, wire: &Value) -> Value {
+pub(super) fn presented(accepted: &Value, wire: &Value) -> Value {
     json!({"x402Version": 2, "accepted": accepted, "payload": {"transaction": wire}})
 }
 
@@ -287,5 +287,6 @@ pub fn trials() -> Vec<Trial> {
         }
     }
     all.push(Trial::test(format!("{FILE}::transact with SolanaKey"), transact_with_solana_key));
+    all.extend(super::x402_solana_bad::trials());
     all
 }
