@@ -250,6 +250,16 @@ reasons! {
     MemoNotBound => "memo-not-bound",
     /// Tempo: more than one `transferWithMemo` call or log carries this challenge's attribution memo.
     Ambiguous => "ambiguous",
+    /// Solana: a transaction with no top-level Memo instruction, or with two or more.
+    MemoCount => "memo-count",
+    /// Solana: a Memo instruction's data is not UTF-8.
+    MemoNotUtf8 => "memo-not-utf8",
+    /// Solana: the memo names H in another spelling than its LCP string in lower-case hex.
+    CarrierNotCanonical => "carrier-not-canonical",
+    /// Solana: the memo is not the option's `extra.memo` (or the option's memo is not H's LCP string).
+    CarrierMismatch => "carrier-mismatch",
+    /// Solana: a durable-nonce message names its nonce account through an address lookup table.
+    NonceAccountNotStatic => "nonce-account-not-static",
 }
 
 impl fmt::Display for Reason {
@@ -446,6 +456,11 @@ mod tests {
         (Reason::PdaNotFound, "svm/pda-not-found"),
         (Reason::MemoNotBound, "tempo/memo-not-bound"),
         (Reason::Ambiguous, "tempo/ambiguous"),
+        (Reason::MemoCount, "svm/memo-count"),
+        (Reason::MemoNotUtf8, "svm/memo-not-utf8"),
+        (Reason::CarrierNotCanonical, "svm/carrier-not-canonical"),
+        (Reason::CarrierMismatch, "svm/carrier-mismatch"),
+        (Reason::NonceAccountNotStatic, "svm/nonce-account-not-static"),
     ];
 
     #[test]

@@ -162,6 +162,8 @@ fn implementation(id: &str) -> Option<&'static dyn Pairing> {
         crate::x402::evm::exact_permit2::ID => Some(&crate::x402::evm::exact_permit2::PAIRING),
         #[cfg(all(feature = "x402", feature = "evm"))]
         crate::x402::evm::upto_permit2::ID => Some(&crate::x402::evm::upto_permit2::PAIRING),
+        #[cfg(all(feature = "x402", feature = "solana"))]
+        crate::x402::solana::exact::ID => Some(&crate::x402::solana::exact::PAIRING),
         #[cfg(feature = "mpp")]
         crate::mpp::card::ID => Some(&crate::mpp::card::PAIRING),
         #[cfg(feature = "mpp")]
@@ -325,6 +327,8 @@ mod tests {
             "mpp/charge/usdc/evm",
             "mpp/session/evm",
         ]);
+        #[cfg(all(feature = "x402", feature = "solana"))]
+        want.push("x402/exact/solana");
         // The Tempo memo charge: the client id its attribution memo names.
         #[cfg(all(feature = "mpp", feature = "tempo"))]
         want.push("mpp/charge/tempo/memo");

@@ -108,6 +108,9 @@ fn fixtures() -> &'static [Fixture] {
         terms::built_ids()
             .into_iter()
             .filter(|id| id.starts_with("x402/"))
+            // x402/exact/solana's payer signs ed25519, which this file's EVM CountingSigner cannot: its gate cases are
+            // tests/conformance/x402_solana.rs and x402_solana_bad.rs, with SolanaKey.
+            .filter(|id| *id != "x402/exact/solana")
             .map(|id| {
                 let file = vectors(file_of(id));
                 let rows = file["buyer"]["rows"].as_array().unwrap();

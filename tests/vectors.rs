@@ -939,7 +939,10 @@ fn pairing_buyer_row(row: &Value) -> Outcome {
             // The card, Stripe and NEAR Intents rows name no time (their build takes none): the vectors' shared clock
             // (NOTES.md, buyer.json's `fixed.now`), before their challenges' `expires`.
             let now = input["now"].as_u64().unwrap_or_else(|| Fixed::load().now());
-            let options = Options::new().clock(FixedClock(now));
+            let mut options = Options::new().clock(FixedClock(now));
+            if let Some(inputs) = input["inputs"].as_object() {
+                options = options.inputs(inputs.clone());
+            }
             let (got, _) = transact_serving(doc, pairing, Reply::ok(served), &signer, &options);
             expect_decline(&got, &expect["decline"])?;
             eq("sign calls", signer.count() as u64, expect["signCalls"].as_u64().unwrap())

@@ -12,6 +12,10 @@ pub mod quote;
 mod quote_malformed;
 mod quote_mpp;
 pub mod x402_evm;
+#[cfg(feature = "solana")]
+pub mod x402_solana;
+#[cfg(feature = "solana")]
+mod x402_solana_bad;
 
 /// Every family's trials.
 pub fn trials() -> Vec<Trial> {
@@ -23,5 +27,7 @@ pub fn trials() -> Vec<Trial> {
     all.extend(inputs::trials());
     #[cfg(feature = "mpp")]
     all.extend(mpp_session_evm::trials());
+    #[cfg(feature = "solana")]
+    all.extend(x402_solana::trials());
     all
 }

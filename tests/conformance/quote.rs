@@ -311,6 +311,15 @@ const CARRIED: &[(&str, &[(&str, &str)])] = &[
             ("/payee", "/payment/accepted/payTo"),
         ],
     ),
+    // The message is bytes (x402_solana.rs reads its transfer back): the payment echoes what it pays.
+    (
+        "x402/exact/solana",
+        &[
+            ("/amount", "/payment/accepted/amount"),
+            ("/asset", "/payment/accepted/asset"),
+            ("/payee", "/payment/accepted/payTo"),
+        ],
+    ),
     // The row's opening is an authorization: the deposit's EIP-3009 transfer to the escrow, then the voucher of 0.
     (
         "mpp/session/evm",
