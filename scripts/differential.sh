@@ -51,8 +51,11 @@ built=$(printf '{"builtIds":true}\n' | "$runner")
 python3 - "$built" <<'PY'
 import json, sys
 sys.path.insert(0, "scripts/differential")
-from generate import PAIRINGS
+from generate import PAIRINGS, NOT_YET
 built = json.loads(sys.argv[1])["builtIds"]
+for pairing, why in sorted(NOT_YET.items()):
+    print(f"not covered yet: {pairing}: {why}")
+built = [b for b in built if b not in NOT_YET]
 if sorted(built) != sorted(PAIRINGS):
     sys.exit(f"the generator covers {sorted(PAIRINGS)} but the crate builds {sorted(built)}")
 PY

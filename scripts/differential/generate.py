@@ -46,6 +46,12 @@ X402 = [
     "x402/upto/eip155/permit2",
 ]
 PAIRINGS = X402 + mpp.PAIRINGS
+# Built pairings this generator does not cover yet, each with why; differential.sh prints them on every run, so the
+# gap stays visible until their cases land.
+NOT_YET = {
+    "x402/exact/solana": "the harness has no ed25519 signer on either side yet (issue 14)",
+    "mpp/charge/tempo/memo": "no Tempo cases yet (issue 16)",
+}
 FILES = {
     "x402/exact/eip155/eip3009": "x402-exact-eip155-eip3009.json",
     "x402/auth-capture/eip155/eip3009": "x402-auth-capture-eip155-eip3009.json",
