@@ -230,6 +230,13 @@ async fn urls_refused() {
     assert_eq!(code, "url-refused", "{v}");
     assert!(v["decline"]["cause"].as_str().unwrap().contains("ENOTPUBLIC"), "{v}");
     assert!(seller.seen.lock().unwrap().requests.is_empty(), "no connection was made");
+    // A seller that is not there: the unpaid request gets no answer, request-failed, nothing paid.
+    let gone = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+    let addr = gone.local_addr().unwrap();
+    drop(gone);
+    let client = connect(buyer_server(options(&seller, &signer, ToSeller::new(addr, false)))).await;
+    let (code, v) = declined(&call(&client, "atr_pay", json!({"url": url("/report")})).await);
+    assert_eq!((code.as_str(), v["outcome"].as_str()), ("request-failed", Some("refused")), "{v}");
     assert_eq!(signer.count(), 0);
 }
 
