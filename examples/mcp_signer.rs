@@ -1,4 +1,4 @@
-//! The MCP tools with a host wallet: `buyer_server` served over stdio with a local key, so all eight tools are
+//! The MCP tools with a host wallet: `buyer_server` served over stdio with a local key, so all nine tools are
 //! offered. The seller is the quickstart's in-memory stand-in (the 138-byte ATR of the conformance vectors at its
 //! link), so `atr_transact` over the quickstart's offer signs a real EIP-3009 payment without any network; the key
 //! is Anvil's published development key #0, never a real one.

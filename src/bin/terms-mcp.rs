@@ -9,8 +9,8 @@
 //! - `policy = "…"`: the spend policy checked before the signer is asked; `atr_budget` shows its budgets. A policy
 //!   file that cannot be read stops the server (a host that named a policy never spends without it).
 //! - `key_env`, `key_file`, or `signer_command` with `signer_address` and `signer_timeout`: the signer, on the one
-//!   network `network = "eip155:…"` names. With it the server offers `atr_transact`, `atr_agree` and
-//!   `atr_channel_within`. A `key_env` whose variable is not set is no signer.
+//!   network `network = "eip155:…"` names. With it the server offers `atr_transact`, `atr_agree`,
+//!   `atr_channel_within` and `atr_pay` (whose URL is held to the same public-address rule as the fetch). A `key_env` whose variable is not set is no signer.
 
 use std::process::ExitCode;
 use std::sync::Arc;

@@ -1,14 +1,14 @@
 //! The gate as MCP tools, for an agent that pays through an MCP client: `atr_confirm`, `atr_finish`, `atr_check`,
 //! `atr_channel_open` and `atr_channel_record_charge` always; `atr_agree` with an agreement signer or a signer (in a
 //! build with the `x402` feature, which has the agreement exchange);
-//! `atr_transact` and `atr_channel_within` with a signer; with the host's journal, the read-only `atr_history` and
+//! `atr_transact`, `atr_channel_within` and `atr_pay` (a paid fetch through [`crate::client`]) with a signer; with the host's journal, the read-only `atr_history` and
 //! `atr_record` (and `atr_budget` beside a spend policy). Each tool call is one call into the gate; this module adds
 //! the transport (rmcp), the JSON form of values, the input schemas, and the seals that make `chosen`, channel
 //! openings and holds usable only as this process returned them.
 //!
 //! ```no_run
 //! # async fn serve() -> Result<(), Box<dyn std::error::Error>> {
-//! use std::sync::Arc;
+//! use std::sync::{Arc, OnceLock};
 //! use terms::mcp::rmcp::ServiceExt as _;
 //! use terms::http::PublicFetch;
 //! use terms::mcp::{BuyerOptions, buyer_server};
@@ -19,13 +19,14 @@
 //! ```
 
 mod ledger;
+mod pay;
 mod schema;
 mod seal;
 mod stdio;
 mod tools;
 
 use std::fmt;
-use std::sync::Arc;
+use std::sync::{Arc, OnceLock};
 
 use rmcp::model::{
     CallToolRequestParams, CallToolResponse, CallToolResult, ContentBlock, Implementation, JsonObject, ListToolsResult,
@@ -39,9 +40,11 @@ use tokio_util::sync::CancellationToken;
 /// The rmcp crate the server is built on (its `ServiceExt` serves a [`BuyerServer`] over a transport).
 pub use rmcp;
 
+pub use pay::{MAX_PAY_BODY, PublicTransport};
 pub use schema::{BASE64_PATTERN, MAC_PATTERN};
 pub use stdio::{MAX_DEPTH, MAX_LINE, serve_bounded, serve_stdio};
 
+use crate::client::Transport;
 use crate::fetch::Fetch;
 use crate::gate::Options;
 use crate::safety::journal::Journal;
@@ -56,7 +59,7 @@ pub(crate) const SERVER_VERSION: &str = env!("CARGO_PKG_VERSION");
 
 /// Every tool the server can offer, in the order it lists them (which ones it offers depends on the signers, the
 /// journal and the policy).
-pub const TOOL_NAMES: [&str; 11] = [
+pub const TOOL_NAMES: [&str; 12] = [
     "atr_confirm",
     "atr_finish",
     "atr_check",
@@ -65,6 +68,7 @@ pub const TOOL_NAMES: [&str; 11] = [
     "atr_channel_open",
     "atr_channel_record_charge",
     "atr_channel_within",
+    "atr_pay",
     "atr_budget",
     "atr_history",
     "atr_record",
@@ -82,6 +86,8 @@ pub struct BuyerOptions {
     store: Option<Arc<dyn Journal>>,
     policy: Option<Arc<Policy>>,
     journal_unavailable: Option<String>,
+    /// `atr_pay`'s transport: the host's, or [`PublicTransport`] built on the first call.
+    pay_transport: OnceLock<Arc<dyn Transport>>,
 }
 
 impl fmt::Debug for BuyerOptions {
@@ -108,6 +114,7 @@ impl BuyerOptions {
             store: None,
             policy: None,
             journal_unavailable: None,
+            pay_transport: OnceLock::new(),
         }
     }
 
@@ -159,6 +166,15 @@ impl BuyerOptions {
         self
     }
 
+    /// The transport `atr_pay` sends on, in place of [`PublicTransport`] (a host with its own network policy; tests
+    /// against a seller on loopback). `atr_pay` still refuses a URL that is not https or names an address that is
+    /// not public before it reaches the transport; a host name is vetted only by the transport.
+    #[must_use]
+    pub fn pay_transport(mut self, transport: Arc<dyn Transport>) -> Self {
+        self.pay_transport = OnceLock::from(transport);
+        self
+    }
+
     /// The host named a journal that could not be opened (`why`): the server serves, and every tool that signs
     /// declines `journal-failed` (`journal/unavailable`, with `why` as the cause) and signs nothing.
     #[must_use]
@@ -189,7 +205,7 @@ impl BuyerServer {
     fn offers(&self, name: &str) -> bool {
         let o = &self.options;
         match name {
-            "atr_transact" | "atr_channel_within" => o.signer.is_some(),
+            "atr_transact" | "atr_channel_within" | "atr_pay" => o.signer.is_some(),
             "atr_agree" => cfg!(feature = "x402") && (o.signer.is_some() || o.agreement_signer.is_some()),
             "atr_history" | "atr_record" => o.store.is_some(),
             "atr_budget" => o.store.is_some() && o.policy.is_some(),

@@ -41,7 +41,14 @@ pub(crate) enum Kind {
     Approved,
     /// A whole number from 1 to [`MAX_COUNT`].
     Count,
+    /// An HTTP method, one of [`METHODS`].
+    Method,
+    /// HTTP headers: a JSON object whose every member is a string.
+    Headers,
 }
+
+/// The methods a [`Kind::Method`] may be.
+pub(crate) const METHODS: [&str; 7] = ["GET", "HEAD", "POST", "PUT", "PATCH", "DELETE", "OPTIONS"];
 
 /// The most a [`Kind::Count`] may be (the most records `atr_history` returns at once).
 pub(crate) const MAX_COUNT: u64 = 1000;
@@ -77,6 +84,8 @@ fn kind_schema(kind: Kind) -> Value {
         Kind::Base64 => json!({"type": "string", "contentEncoding": "base64", "pattern": BASE64_PATTERN}),
         Kind::Mac => json!({"type": "string", "pattern": MAC_PATTERN}),
         Kind::Count => json!({"type": "integer", "minimum": 1, "maximum": MAX_COUNT}),
+        Kind::Method => json!({"type": "string", "enum": METHODS}),
+        Kind::Headers => json!({"type": "object", "additionalProperties": {"type": "string"}}),
         Kind::Refund => json!({
             "type": "object",
             "properties": {"amount": {"type": "string"}},
@@ -204,6 +213,17 @@ fn check_kind(name: &str, kind: Kind, value: &Value) -> Result<(), Invalid> {
             Some(n) if (1..=MAX_COUNT).contains(&n) => Ok(()),
             _ => Err(invalid(name, format!("must be a whole number from 1 to {MAX_COUNT}"))),
         },
+        Kind::Method => match value.as_str() {
+            Some(m) if METHODS.contains(&m) => Ok(()),
+            _ => Err(invalid(name, format!("must be one of {}", METHODS.join(", ")))),
+        },
+        Kind::Headers => {
+            let Some(map) = value.as_object() else { return Err(invalid(name, "must be a JSON object")) };
+            match map.iter().find(|(_, v)| !v.is_string()) {
+                Some((k, _)) => Err(invalid(&format!("{name}.{k}"), "must be a string")),
+                None => Ok(()),
+            }
+        }
         Kind::Refund => {
             let Some(map) = value.as_object() else { return Err(invalid(name, "must be a JSON object")) };
             only_members(map, &["amount"], name)?;

@@ -151,6 +151,7 @@ fn fields(name: &str) -> Option<&'static [Field]> {
         "atr_channel_open" => &CHANNEL_OPEN,
         "atr_channel_record_charge" => &RECORD_CHARGE,
         "atr_channel_within" => &WITHIN,
+        "atr_pay" => &super::pay::PAY,
         "atr_budget" => &super::ledger::BUDGET,
         "atr_history" => &super::ledger::HISTORY,
         "atr_record" => &super::ledger::RECORD,
@@ -203,6 +204,7 @@ fn description(name: &str) -> &'static str {
              the hold. Returns the payment to send and the updated `hold`. A hold that is not exactly as returned is \
              declined and nothing is signed."
         }
+        "atr_pay" => super::pay::DESCRIPTION,
         other => super::ledger::description(other),
     }
 }
@@ -213,6 +215,8 @@ fn annotations(name: &str) -> ToolAnnotations {
         "atr_transact" | "atr_agree" | "atr_channel_within" => {
             ToolAnnotations::new().read_only(false).destructive(false).idempotent(false).open_world(true)
         }
+        // A paid request (a POST, a DELETE) may change anything at the seller's.
+        "atr_pay" => ToolAnnotations::new().read_only(false).destructive(true).idempotent(false).open_world(true),
         _ => ToolAnnotations::new().read_only(true).open_world(false),
     }
 }
@@ -240,7 +244,7 @@ fn moved_json(m: &Moved) -> Value {
     json!({"signed": m.signed, "atr": atr_json(&m.bytes), "atrHash": m.h})
 }
 
-fn declined_json(d: &Declined) -> Value {
+pub(crate) fn declined_json(d: &Declined) -> Value {
     let mut out = Map::new();
     out.insert("decline".into(), json!({"code": d.code.as_str(), "detail": d.detail}));
     if let Some(m) = &d.moved {
@@ -380,7 +384,9 @@ pub(crate) async fn run(
     let fields = fields(name)
         .ok_or_else(|| Fail::Invalid(Invalid { argument: String::new(), reason: "no such tool".into() }))?;
     schema::check(fields, arguments).map_err(Fail::Invalid)?;
-    if let (Some(why), "atr_transact" | "atr_agree" | "atr_channel_within") = (&options.journal_unavailable, name) {
+    if let (Some(why), "atr_transact" | "atr_agree" | "atr_channel_within" | "atr_pay") =
+        (&options.journal_unavailable, name)
+    {
         // The host named a journal and it is not there: nothing is signed that it would not record.
         let d = crate::gate::journal_failed(crate::refusal::Reason::Unavailable, why);
         return Err(Fail::Result(json!({"decline": {"code": d.code.as_str(), "detail": d.detail, "cause": d.cause}})));
@@ -396,6 +402,7 @@ pub(crate) async fn run(
         "atr_channel_open" => atr_channel_open(&args),
         "atr_channel_record_charge" => atr_channel_record_charge(&args),
         "atr_channel_within" => atr_channel_within(options, &args).await,
+        "atr_pay" => super::pay::atr_pay(options, &args, cancel).await,
         "atr_budget" => super::ledger::atr_budget(options, &args).await,
         "atr_history" => super::ledger::atr_history(options, &args).await,
         "atr_record" => super::ledger::atr_record(options, &args).await,

@@ -16,8 +16,11 @@ mod mpp;
 mod mpp_no_proof;
 #[cfg(feature = "mpp")]
 mod mpp_session;
+mod pay;
 mod real_channel;
 mod seals;
+#[path = "../../examples/support/seller.rs"]
+mod seller;
 #[path = "../support/mod.rs"]
 mod support;
 mod tools;
@@ -40,6 +43,7 @@ fn main() {
     trials.extend(fetch::trials());
     trials.extend(host::trials());
     trials.extend(limits::trials());
+    trials.extend(pay::trials());
     trials.extend(real_channel::trials());
     #[cfg(feature = "mpp")]
     trials.extend(mpp::trials());

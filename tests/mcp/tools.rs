@@ -179,7 +179,7 @@ async fn every_tool() {
     // Every tool but the three that read a journal (the helper has none; tests/mcp/host.rs lists all eleven).
     let ledger = ["atr_budget", "atr_history", "atr_record"];
     let all: Vec<String> = TOOL_NAMES.iter().filter(|n| !ledger.contains(n)).map(|n| n.to_string()).collect();
-    assert_eq!(all.len(), 8);
+    assert_eq!(all.len(), 9);
     // A separate process of this test binary, serving buyer_server with a local wallet over stdio.
     let client = spawn(helper()).await;
     let listed = names(&client.list_all_tools().await.unwrap());
@@ -213,7 +213,7 @@ async fn definitions() {
         let a = &v["annotations"];
         let (read_only, world) = match t.name.as_ref() {
             "atr_confirm" => (true, true),
-            "atr_transact" | "atr_agree" | "atr_channel_within" => (false, true),
+            "atr_transact" | "atr_agree" | "atr_channel_within" | "atr_pay" => (false, true),
             _ => (true, false),
         };
         assert_eq!(a["readOnlyHint"], read_only, "{}", t.name);
@@ -221,7 +221,8 @@ async fn definitions() {
         if read_only {
             assert!(a.get("destructiveHint").is_none() && a.get("idempotentHint").is_none(), "{}", t.name);
         } else {
-            assert_eq!(a["destructiveHint"], false);
+            // A paid request may change anything at the seller's.
+            assert_eq!(a["destructiveHint"], t.name == "atr_pay", "{}", t.name);
             assert_eq!(a["idempotentHint"], false);
         }
         assert_eq!(a.as_object().unwrap().len(), if read_only { 2 } else { 4 });

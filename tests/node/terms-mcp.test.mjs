@@ -59,7 +59,7 @@ test("serverInfo and the five tools of the binary", async () => {
 test("a payment signed by another server checks against the vectors' bytes", async () => {
   const signer = await connect(SIGNER);
   const { tools } = await signer.listTools();
-  assert.equal(tools.length, 8);
+  assert.equal(tools.length, 9);
   const paid = await call(signer, "atr_transact", { pairing: EIP3009, document: fixed.D });
   assert.equal(paid.isError, undefined);
   assert.equal(paid.structuredContent.atrHash, B1.expect.h);
