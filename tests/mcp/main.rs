@@ -17,6 +17,7 @@ mod mpp_no_proof;
 #[cfg(feature = "mpp")]
 mod mpp_session;
 mod real_channel;
+mod schemas;
 mod seals;
 #[path = "../support/mod.rs"]
 mod support;
@@ -41,6 +42,7 @@ fn main() {
     trials.extend(host::trials());
     trials.extend(limits::trials());
     trials.extend(real_channel::trials());
+    trials.extend(schemas::trials());
     #[cfg(feature = "mpp")]
     trials.extend(mpp::trials());
     #[cfg(feature = "mpp")]
