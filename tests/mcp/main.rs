@@ -6,6 +6,7 @@
 #![allow(unreachable_pub, missing_docs)]
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::indexing_slicing, clippy::panic, clippy::unit_arg)]
 
+mod agreement;
 mod common;
 mod fetch;
 mod host;
@@ -37,6 +38,7 @@ fn main() {
     }
     let mut trials: Vec<Trial> = Vec::new();
     trials.extend(tools::trials());
+    trials.extend(agreement::trials());
     trials.extend(seals::trials());
     trials.extend(fetch::trials());
     trials.extend(host::trials());
