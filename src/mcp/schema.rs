@@ -200,10 +200,9 @@ fn per_pairing(pairing: &str, inputs: &str) -> Vec<Value> {
         if pairing_specs.is_empty() {
             continue;
         }
-        let held = pairing_inputs(pairing_specs);
-        let needs_inputs = held["required"].as_array().is_some_and(|r| !r.is_empty());
+        let needs_inputs = pairing_specs.iter().any(|s| s.required && s.offered.is_none());
         let mut then = Map::new();
-        then.insert("properties".into(), json!({ inputs: held }));
+        then.insert("properties".into(), json!({ inputs: pairing_inputs(pairing_specs) }));
         if needs_inputs {
             then.insert("required".into(), json!([inputs]));
         }
