@@ -109,8 +109,6 @@ fn main() {
             times.push(took);
         }
     }
-    drop(send);
-    drop(answer);
     let _ = child.kill();
     let _ = child.wait();
 

@@ -172,7 +172,7 @@ async fn agree_with_the_gate() {
                         stricter += 1;
                         continue;
                     }
-                    assert_eq!(said, gate.is_ok(), "{tool} {}: {}", to.id(), Value::Object(inputs.clone()));
+                    assert_eq!(said, gate.is_ok(), "{tool} {}: {inputs:?}", to.id());
                     compared += 1;
                 }
             }
