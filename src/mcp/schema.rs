@@ -5,7 +5,8 @@
 use serde_json::{Map, Value, json};
 
 use crate::codec::b64_decode;
-use crate::pairing::InputSpec;
+use crate::json::MAX_SAFE_INTEGER;
+use crate::pairing::{InputSpec, InputType};
 use crate::registry::REGISTRY;
 
 use super::seal::is_mac_form;
@@ -27,8 +28,12 @@ pub(crate) enum Kind {
     Json,
     /// A JSON object with any members.
     Object,
-    /// The buyer's inputs: a JSON object whose members the built pairings' [`InputSpec`]s describe.
+    /// The buyer's inputs: a JSON object whose members the built pairings' [`InputSpec`]s describe. Beside a
+    /// [`Kind::Pairing`] field the tool's schema also holds them to that pairing's own specs ([`pairing_inputs`]).
     Inputs,
+    /// The buyer's inputs to a later payment in a held channel: the same merged properties, and no pairing's
+    /// requirements, as an in-channel payment holds them to none (its opening's `deposit` is not asked again).
+    ChannelInputs,
     /// A string.
     Text,
     /// Canonical padded standard base64.
@@ -79,7 +84,7 @@ fn kind_schema(kind: Kind) -> Value {
         Kind::Pairing => json!({"type": "string", "enum": pairing_ids()}),
         Kind::Json => json!({}),
         Kind::Object => json!({"type": "object"}),
-        Kind::Inputs => inputs_schema(),
+        Kind::Inputs | Kind::ChannelInputs => inputs_schema(),
         Kind::Text => json!({"type": "string"}),
         Kind::Base64 => json!({"type": "string", "contentEncoding": "base64", "pattern": BASE64_PATTERN}),
         Kind::Mac => json!({"type": "string", "pattern": MAC_PATTERN}),
@@ -113,10 +118,37 @@ fn taken_by(id: &str, spec: &InputSpec) -> String {
     }
 }
 
+/// One input as a JSON Schema property: its JSON type (an integer within JSON's safe range, as the gate reads one),
+/// its form as a `pattern`, and the words.
+fn input_property(spec: &InputSpec, words: String) -> Value {
+    let mut property = Map::new();
+    property.insert("type".into(), json!(spec.ty.as_str()));
+    if spec.ty == InputType::Integer {
+        property.insert("minimum".into(), json!(-MAX_SAFE_INTEGER));
+        property.insert("maximum".into(), json!(MAX_SAFE_INTEGER));
+    }
+    if let Some(pattern) = spec.format.pattern() {
+        property.insert("pattern".into(), json!(pattern));
+    }
+    property.insert("description".into(), Value::String(words));
+    Value::Object(property)
+}
+
+/// What the input is, and its form in words.
+fn meaning(spec: &InputSpec) -> String {
+    let mut words = spec.meaning.to_owned();
+    if let Some(hint) = spec.format.hint() {
+        words.push_str(&format!(" Form: {hint}."));
+    }
+    words
+}
+
 /// The schema of the buyer's inputs, made from the input specs of every pairing this build implements: one property
 /// per input name, with its JSON type, its form as a `pattern`, and a description of what it is and which pairings
-/// take it (required or not). A member no pairing takes is allowed and ignored, as the gate ignores it; the gate holds
-/// the members to the chosen pairing's specs, and declines `<namespace>/input-missing` where one fails.
+/// take it (required or not). A member no pairing takes is allowed and ignored, as the gate ignores it. This merged
+/// list is for a client that reads no `if`/`then`; [`pairing_inputs`] holds the members to one pairing's specs. It is
+/// stricter than the gate in one way only: a member given in another form than its takers' is refused here even
+/// where the chosen pairing does not take it (and the gate ignores it).
 pub(crate) fn inputs_schema() -> Value {
     let mut specs: Vec<(&'static str, Vec<(&'static str, &'static InputSpec)>)> = Vec::new();
     for (id, pairing) in REGISTRY.iter().filter_map(|e| e.pairing().map(|p| (e.id, p))) {
@@ -130,28 +162,69 @@ pub(crate) fn inputs_schema() -> Value {
     let mut properties = Map::new();
     for (name, takers) in &specs {
         let Some((_, first)) = takers.first() else { continue };
-        let mut words = first.meaning.to_owned();
-        if let Some(hint) = first.format.hint() {
-            words.push_str(&format!(" Form: {hint}."));
-        }
+        let mut words = meaning(first);
         // A pairing that reads the same input with its own meaning (an opening's `deposit`) says so.
         for (id, spec) in takers.iter().filter(|(_, spec)| spec.meaning != first.meaning) {
             words.push_str(&format!(" For {id}: {}", spec.meaning));
         }
+        // Where the pairings that take the name disagree on its type or form, the merged property names neither,
+        // so that no pairing's own form fails it; each pairing's `then` holds it to its own.
+        let agreed = takers.iter().all(|(_, spec)| (spec.ty, spec.format) == (first.ty, first.format));
         let takers: Vec<String> = takers.iter().map(|(id, spec)| taken_by(id, spec)).collect();
         words.push_str(&format!(" Taken by {}.", takers.join("; ")));
-        let mut property = Map::new();
-        property.insert("type".into(), json!(first.ty.as_str()));
-        if let Some(pattern) = first.format.pattern() {
-            property.insert("pattern".into(), json!(pattern));
-        }
-        property.insert("description".into(), Value::String(words));
-        properties.insert((*name).to_owned(), Value::Object(property));
+        let property = if agreed { input_property(first, words) } else { json!({"description": words}) };
+        properties.insert((*name).to_owned(), property);
     }
     json!({"type": "object", "properties": properties, "additionalProperties": true})
 }
 
-/// The JSON Schema of a tool's arguments: an object with exactly these members.
+/// The `inputs` one pairing takes, as the gate holds them before that pairing chooses ([`check_inputs`]): a
+/// property per spec of its type and form, and `required` the specs that are required and that no member of the
+/// option stands in for. An input the option may stand in for ([`InputSpec::offered`]) is never required here, as
+/// only the pairing's choice sees whether the option has the member; given, it must still be of its form (the gate
+/// asks the same where the option lacks the member, and ignores the input where the option has it). Members no spec
+/// names are allowed, as the gate ignores them.
+///
+/// [`check_inputs`]: crate::pairing::check_inputs
+pub(crate) fn pairing_inputs(specs: &[InputSpec]) -> Value {
+    let mut properties = Map::new();
+    for spec in specs {
+        let mut words = meaning(spec);
+        if let Some(member) = spec.offered {
+            words.push_str(&format!(" Required unless the chosen option has {member}."));
+        }
+        properties.insert(spec.name.to_owned(), input_property(spec, words));
+    }
+    let required: Vec<&str> = specs.iter().filter(|s| s.required && s.offered.is_none()).map(|s| s.name).collect();
+    json!({"type": "object", "properties": properties, "required": required, "additionalProperties": true})
+}
+
+/// For a tool that names a pairing and takes the buyer's inputs: one `if`/`then` per built pairing that takes any
+/// input, the inputs held to that pairing's specs ([`pairing_inputs`]) where the `pairing` member is its id, and
+/// `inputs` itself required where the pairing requires one of them (the gate reads absent inputs as `{}`). A pairing
+/// that takes no input has no entry: the merged properties are all it is held to, and it ignores every member.
+fn per_pairing(pairing: &str, inputs: &str) -> Vec<Value> {
+    let mut out = Vec::new();
+    for (id, pairing_specs) in REGISTRY.iter().filter_map(|e| e.pairing().map(|p| (e.id, p.inputs()))) {
+        if pairing_specs.is_empty() {
+            continue;
+        }
+        let needs_inputs = pairing_specs.iter().any(|s| s.required && s.offered.is_none());
+        let mut then = Map::new();
+        then.insert("properties".into(), json!({ inputs: pairing_inputs(pairing_specs) }));
+        if needs_inputs {
+            then.insert("required".into(), json!([inputs]));
+        }
+        out.push(json!({
+            "if": {"properties": {pairing: {"const": id}}, "required": [pairing]},
+            "then": then,
+        }));
+    }
+    out
+}
+
+/// The JSON Schema of a tool's arguments: an object with exactly these members; where it names a pairing and takes
+/// the buyer's inputs, an `allOf` holding the inputs to each pairing's own specs ([`per_pairing`]).
 pub(crate) fn schema(fields: &[Field]) -> Map<String, Value> {
     let mut properties = Map::new();
     for f in fields {
@@ -167,6 +240,13 @@ pub(crate) fn schema(fields: &[Field]) -> Map<String, Value> {
     out.insert("properties".into(), Value::Object(properties));
     out.insert("required".into(), Value::Array(required));
     out.insert("additionalProperties".into(), json!(false));
+    let named = |kind: Kind| fields.iter().find(|f| f.kind == kind).map(|f| f.name);
+    if let (Some(pairing), Some(inputs)) = (named(Kind::Pairing), named(Kind::Inputs)) {
+        let each = per_pairing(pairing, inputs);
+        if !each.is_empty() {
+            out.insert("allOf".into(), Value::Array(each));
+        }
+    }
     out
 }
 
@@ -193,8 +273,8 @@ fn only_members(value: &Map<String, Value>, allowed: &[&str], argument: &str) ->
 fn check_kind(name: &str, kind: Kind, value: &Value) -> Result<(), Invalid> {
     match kind {
         Kind::Json => Ok(()),
-        Kind::Object | Kind::Inputs if value.is_object() => Ok(()),
-        Kind::Object | Kind::Inputs => Err(invalid(name, "must be a JSON object")),
+        Kind::Object | Kind::Inputs | Kind::ChannelInputs if value.is_object() => Ok(()),
+        Kind::Object | Kind::Inputs | Kind::ChannelInputs => Err(invalid(name, "must be a JSON object")),
         Kind::Text if value.is_string() => Ok(()),
         Kind::Text => Err(invalid(name, "must be a string")),
         Kind::Pairing => match value.as_str() {
@@ -282,8 +362,18 @@ mod tests {
             for spec in pairing.inputs() {
                 named += 1;
                 let p = &properties[spec.name];
-                assert_eq!(p["type"], spec.ty.as_str(), "{}", spec.name);
-                assert_eq!(p.get("pattern").and_then(Value::as_str), spec.format.pattern().as_deref());
+                let takers = REGISTRY.iter().filter_map(|e| e.pairing()).flat_map(|p| p.inputs());
+                let mut forms = takers.filter(|s| s.name == spec.name).map(|s| (s.ty, s.format));
+                if forms.all(|form| form == (spec.ty, spec.format)) {
+                    assert_eq!(p["type"], spec.ty.as_str(), "{}", spec.name);
+                    assert_eq!(p.get("pattern").and_then(Value::as_str), spec.format.pattern().as_deref());
+                } else {
+                    assert!(
+                        p.get("type").is_none() && p.get("pattern").is_none(),
+                        "{}: the takers disagree",
+                        spec.name
+                    );
+                }
                 let words = p["description"].as_str().unwrap();
                 assert!(words.contains(spec.meaning) && words.contains(&taken_by(entry.id, spec)), "{words}");
             }
@@ -297,5 +387,36 @@ mod tests {
             let arguments = json!({"inputs": given});
             assert_eq!(check(&fields, arguments.as_object().unwrap()).is_ok(), ok, "{given}");
         }
+    }
+
+    /// A tool that names a pairing and takes inputs holds them, per built pairing that takes any, to that
+    /// pairing's specs: the `if` on the pairing id, the `then` its properties and its required inputs (those no
+    /// option member stands in for), and `inputs` itself required where any is. An in-channel payment's, none.
+    #[test]
+    fn a_tool_that_names_a_pairing_holds_the_inputs_to_its_specs() {
+        let tool = schema(&[field("pairing", Kind::Pairing, "p"), optional("inputs", Kind::Inputs, "i")]);
+        let each = tool.get("allOf").and_then(Value::as_array).cloned().unwrap_or_default();
+        let takers: Vec<_> = REGISTRY.iter().filter_map(|e| e.pairing()).filter(|p| !p.inputs().is_empty()).collect();
+        assert_eq!(each.len(), takers.len());
+        for (entry, pairing) in each.iter().zip(&takers) {
+            assert_eq!(
+                entry["if"],
+                json!({"properties": {"pairing": {"const": pairing.id()}}, "required": ["pairing"]})
+            );
+            let held = &entry["then"]["properties"]["inputs"];
+            assert_eq!(held, &pairing_inputs(pairing.inputs()));
+            let required: Vec<&str> =
+                pairing.inputs().iter().filter(|s| s.required && s.offered.is_none()).map(|s| s.name).collect();
+            assert_eq!(held["required"], json!(required), "{}", pairing.id());
+            assert_eq!(entry["then"].get("required").is_some(), !required.is_empty(), "{}", pairing.id());
+            for spec in pairing.inputs() {
+                assert_eq!(held["properties"][spec.name]["type"], spec.ty.as_str());
+                assert!(held["properties"][spec.name]["description"].as_str().unwrap().contains(spec.meaning));
+            }
+        }
+        let within = schema(&[field("pairing", Kind::Pairing, "p"), optional("inputs", Kind::ChannelInputs, "i")]);
+        assert!(within.get("allOf").is_none());
+        assert_eq!(within["properties"]["inputs"]["properties"], tool["properties"]["inputs"]["properties"]);
+        assert!(schema(&[optional("inputs", Kind::Inputs, "i")]).get("allOf").is_none(), "no pairing named");
     }
 }

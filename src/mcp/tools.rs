@@ -64,6 +64,8 @@ const INPUTS: Field = optional(
      take it); a member no pairing takes is ignored. A decline ending in input-missing means one the pairing takes \
      is absent or malformed.",
 );
+/// An in-channel payment holds the inputs to no pairing's specs, so its schema lists them without requiring any.
+const CHANNEL_INPUTS: Field = Field { kind: Kind::ChannelInputs, ..INPUTS };
 const APPROVED: Field = optional(
     "approved",
     Kind::Approved,
@@ -138,7 +140,7 @@ const WITHIN: [Field; 5] = [
          down to that cumulative amount and keeps the channel open, where the pairing has partial refunds (x402 batch \
          settlement has; an MPP session declines it, pairing-not-supported).",
     ),
-    INPUTS,
+    CHANNEL_INPUTS,
 ];
 
 fn fields(name: &str) -> Option<&'static [Field]> {

@@ -6,6 +6,7 @@
 #![allow(unreachable_pub, missing_docs)]
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::indexing_slicing, clippy::panic, clippy::unit_arg)]
 
+mod agreement;
 mod common;
 mod fetch;
 mod host;
@@ -18,6 +19,7 @@ mod mpp_no_proof;
 mod mpp_session;
 mod pay;
 mod real_channel;
+mod schemas;
 mod seals;
 #[path = "../../examples/support/seller.rs"]
 mod seller;
@@ -39,12 +41,14 @@ fn main() {
     }
     let mut trials: Vec<Trial> = Vec::new();
     trials.extend(tools::trials());
+    trials.extend(agreement::trials());
     trials.extend(seals::trials());
     trials.extend(fetch::trials());
     trials.extend(host::trials());
     trials.extend(limits::trials());
     trials.extend(pay::trials());
     trials.extend(real_channel::trials());
+    trials.extend(schemas::trials());
     #[cfg(feature = "mpp")]
     trials.extend(mpp::trials());
     #[cfg(feature = "mpp")]
