@@ -1,6 +1,6 @@
 // The terms-mcp binary driven over stdio by the official TypeScript MCP SDK client: the tools listed, a payment
 // signed by a second server (the mcp_signer example, a local wallet) checked by terms-mcp against the vectors' bytes,
-// a loopback link refused with zero connections, and schema failures.
+// a loopback link refused with zero connections, atr_pay's URL rule, and schema failures.
 import { test, after } from "node:test";
 import assert from "node:assert/strict";
 import { readFileSync } from "node:fs";
@@ -90,6 +90,28 @@ test("atr_confirm of a loopback link is atr-unfetchable, with no connection", as
   assert.deepEqual(r.structuredContent, {
     decline: { code: "atr-unfetchable", detail: "The ATR could not be fetched from the link." },
   });
+  await new Promise((resolve) => setTimeout(resolve, 200));
+  server.close();
+  assert.equal(connections, 0);
+});
+
+test("atr_pay holds the paid URL to the public-only rule: refused, with no connection", async () => {
+  let connections = 0;
+  const server = createServer((socket) => {
+    connections += 1;
+    socket.destroy();
+  });
+  await new Promise((resolve) => server.listen(0, "127.0.0.1", resolve));
+  const { port } = server.address();
+  const signer = await connect(SIGNER);
+  const pay = (await signer.listTools()).tools.find((t) => t.name === "atr_pay");
+  assert.equal(pay.annotations.readOnlyHint, false);
+  assert.equal(pay.annotations.openWorldHint, true);
+  for (const url of [`https://127.0.0.1:${port}/paid`, `http://127.0.0.1:${port}/paid`, "https://10.0.0.1/paid"]) {
+    const r = await call(signer, "atr_pay", { url });
+    assert.equal(r.isError, true, url);
+    assert.equal(r.structuredContent.decline.code, "url-refused", url);
+  }
   await new Promise((resolve) => setTimeout(resolve, 200));
   server.close();
   assert.equal(connections, 0);

@@ -63,7 +63,7 @@ class TermsMcp(unittest.IsolatedAsyncioTestCase):
 
     async def test_a_payment_signed_by_another_server_checks_against_the_vectors_bytes(self):
         async with server(SIGNER) as signer, server(BIN) as terms:
-            self.assertEqual(len((await signer.list_tools()).tools), 8)
+            self.assertEqual(len((await signer.list_tools()).tools), 9)
             paid = await self.call(signer, "atr_transact", {"pairing": EIP3009, "document": FIXED["D"]})
             self.assertFalse(paid.is_error)
             self.assertEqual(paid.structured_content["atrHash"], B1["expect"]["h"])
@@ -115,6 +115,7 @@ class TermsMcp(unittest.IsolatedAsyncioTestCase):
                 for name in ["atr_transact", "atr_agree", "atr_channel_within", "atr_budget", "atr_history"]:
                     self.assertIn(name, names)
                 self.assertIn("atr_record", names)
+                self.assertIn("atr_pay", names)
 
                 budget = (await self.call(terms, "atr_budget", {})).structured_content
                 row = budget["budgets"][0]
@@ -126,6 +127,12 @@ class TermsMcp(unittest.IsolatedAsyncioTestCase):
                 self.assertEqual((await self.call(terms, "atr_history", {})).structured_content, {"records": []})
                 none = await self.call(terms, "atr_record", {"key": "no-such-purchase"})
                 self.assertEqual(none.structured_content, {"record": None})
+
+                # atr_pay holds the paid URL to the public-only rule: declined before any connection.
+                for url in ["http://example.com/paid", "https://127.0.0.1/paid", "https://10.0.0.1/paid"]:
+                    r = await self.call(terms, "atr_pay", {"url": url})
+                    self.assertTrue(r.is_error, url)
+                    self.assertEqual(r.structured_content["decline"]["code"], "url-refused", url)
 
                 for tool, arguments, argument in [
                     ("atr_history", {"limit": 0}, "limit"),
