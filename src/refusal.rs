@@ -260,6 +260,8 @@ reasons! {
     CarrierMismatch => "carrier-mismatch",
     /// Solana: a durable-nonce message names its nonce account through an address lookup table.
     NonceAccountNotStatic => "nonce-account-not-static",
+    /// Tempo: the payment's H is read from its landed receipt, and none was read beside it.
+    ReadFirst => "read-first",
 }
 
 impl fmt::Display for Reason {
@@ -461,6 +463,7 @@ mod tests {
         (Reason::CarrierNotCanonical, "svm/carrier-not-canonical"),
         (Reason::CarrierMismatch, "svm/carrier-mismatch"),
         (Reason::NonceAccountNotStatic, "svm/nonce-account-not-static"),
+        (Reason::ReadFirst, "tempo/read-first"),
     ];
 
     #[test]

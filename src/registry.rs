@@ -188,6 +188,8 @@ fn implementation(id: &str) -> Option<&'static dyn Pairing> {
         crate::mpp::evm::session::ID => Some(&crate::mpp::evm::session::PAIRING),
         #[cfg(all(feature = "mpp", feature = "tempo"))]
         crate::mpp::tempo::memo::MEMO => Some(&crate::mpp::tempo::memo::PAIRING),
+        #[cfg(all(feature = "mpp", feature = "tempo"))]
+        crate::mpp::tempo::push::PUSH => Some(&crate::mpp::tempo::push::PAIRING),
         _ => None,
     }
 }
@@ -329,9 +331,9 @@ mod tests {
         ]);
         #[cfg(all(feature = "x402", feature = "solana"))]
         want.push("x402/exact/solana");
-        // The Tempo memo charge: the client id its attribution memo names.
+        // The Tempo charges: the client id their attribution memo names.
         #[cfg(all(feature = "mpp", feature = "tempo"))]
-        want.push("mpp/charge/tempo/memo");
+        want.extend(["mpp/charge/tempo/memo", "mpp/charge/tempo/push"]);
         want.sort_by_key(|id| REGISTRY.iter().position(|e| e.id == *id));
         assert_eq!(takers, want);
     }

@@ -51,6 +51,7 @@ PAIRINGS = X402 + mpp.PAIRINGS
 NOT_YET = {
     "x402/exact/solana": "the harness has no ed25519 signer on either side yet (issue 14)",
     "mpp/charge/tempo/memo": "no Tempo cases yet (issue 16)",
+    "mpp/charge/tempo/push": "no Tempo cases yet (issue 16)",
 }
 FILES = {
     "x402/exact/eip155/eip3009": "x402-exact-eip155-eip3009.json",

@@ -3,6 +3,7 @@
 //! splits, one call per split); the seller's server broadcasts it. Bound reads the memo back from the signed
 //! transaction.
 
+use std::borrow::Cow;
 use std::fmt;
 
 use serde_json::{Map, Value};
@@ -23,11 +24,8 @@ use crate::signer::{Fields, SigningRequest};
 
 /// The memo pairing's id.
 pub(crate) const MEMO: &str = "mpp/charge/tempo/memo";
-/// The push pairing's id (the filter names it; its build is not here).
-pub(crate) const PUSH: &str = "mpp/charge/tempo/push";
-
 /// The client id the attribution memo names, where the buyer gives one.
-const CLIENT_ID: InputSpec = InputSpec::optional(
+pub(super) const CLIENT_ID: InputSpec = InputSpec::optional(
     "clientId",
     InputType::String,
     "The client id the attribution memo names (keccak-256 of it, its first ten bytes); absent: ten zero bytes.",
@@ -35,16 +33,19 @@ const CLIENT_ID: InputSpec = InputSpec::optional(
 .with_format(InputFormat::NonEmpty);
 
 /// The memo pairing.
-pub(crate) static PAIRING: TempoCharge = TempoCharge { piece: Piece::evm(MEMO, &TEMPO_CHARGE, &[CLIENT_ID]) };
+pub(crate) static PAIRING: TempoCharge =
+    TempoCharge { piece: Piece::evm(MEMO, &TEMPO_CHARGE, &[CLIENT_ID]), push: false };
 
 /// A refusal in the `tempo` namespace.
 const fn tempo(reason: Reason) -> Refusal {
     Refusal::new("tempo", reason)
 }
 
-/// The Tempo memo charge: its piece (the MPP core's choose, hold and quote), and its build and bound.
+/// A Tempo charge: its piece (the MPP core's choose, hold and quote), and its build and bound, those of
+/// [`super::push`] where `push`.
 pub(crate) struct TempoCharge {
-    piece: Piece,
+    pub(super) piece: Piece,
+    pub(super) push: bool,
 }
 
 impl fmt::Debug for TempoCharge {
@@ -80,11 +81,16 @@ impl Pairing for TempoCharge {
     }
 
     fn build<'a>(&'a self, chosen: &'a Chosen, _atr: &'a [u8], h: &AtrHash) -> Result<Box<dyn Unsigned + 'a>, Refusal> {
-        build(&self.piece, chosen, h)
+        if self.push { super::push::build(&self.piece, chosen, h) } else { build(&self.piece, chosen, h) }
     }
 
-    fn bound(&self, presented: &dyn Member, _landed: Option<&Value>) -> Result<AtrHash, Refusal> {
-        signed_memo_call(presented).map(|e| e.h)
+    fn bound(&self, presented: &dyn Member, landed: Option<&Value>) -> Result<AtrHash, Refusal> {
+        if self.push { super::push::bound(presented, landed) } else { signed_memo_call(presented).map(|e| e.h) }
+    }
+
+    /// A request the signer broadcasts (push) moves the money before the gate reads the answer.
+    fn moves(&self, first: &SigningRequest) -> bool {
+        first.broadcasts()
     }
 }
 
@@ -95,6 +101,42 @@ impl Pairing for TempoCharge {
 /// credential `{type: "transaction", signature}` only once [`signed_memo_call`] takes it, so no credential is made
 /// that bound refuses.
 fn build<'a>(piece: &Piece, chosen: &'a Chosen, h: &AtrHash) -> Result<Box<dyn Unsigned + 'a>, Refusal> {
+    let built = charge_request(piece, chosen, h, false)?;
+    let echo = built.echo.clone();
+    let check_source = built.source.clone();
+    Ok(Box::new(OneAnswer::new(built.request, built.echo, Some(built.source), move |signed| {
+        let mut payload = Map::with_capacity(2);
+        payload.insert("type".into(), "transaction".into());
+        payload.insert("signature".into(), signed.into());
+        let mut credential = Map::with_capacity(3);
+        credential.insert("challenge".into(), echo.as_ref().clone());
+        credential.insert("source".into(), check_source.clone().into());
+        credential.insert("payload".into(), Value::Object(payload.clone()));
+        signed_memo_call(&Value::Object(credential))?;
+        Ok(Value::Object(payload))
+    })))
+}
+
+/// What both Tempo charges hand the signer, and what their credential echoes.
+pub(super) struct ChargeRequest<'a> {
+    /// The `tempo-call` or `tempo-calls` request.
+    pub(super) request: SigningRequest,
+    /// The echoed challenge.
+    pub(super) echo: Cow<'a, Value>,
+    /// The credential's `source`, the payer's `did:pkh`.
+    pub(super) source: String,
+}
+
+/// The charge's request: `transferWithMemo` of the amount less the splits to the recipient with the attribution memo
+/// over the realm, the challenge id and the buyer's `clientId`, then each split in order, all on `currency`, as
+/// `call` (`calls` where the challenge names splits) with `chainId`, `validBefore` (the challenge's `expires`,
+/// `mpp/expires-required` without one) and `broadcast`.
+pub(super) fn charge_request<'a>(
+    piece: &Piece,
+    chosen: &'a Chosen,
+    h: &AtrHash,
+    broadcast: bool,
+) -> Result<ChargeRequest<'a>, Refusal> {
     let held = piece.offer(chosen, h)?;
     let valid_before = held.checked.expires_required()?;
     let client_id = match held.input(CLIENT_ID.name) {
@@ -119,33 +161,18 @@ fn build<'a>(piece: &Piece, chosen: &'a Chosen, h: &AtrHash) -> Result<Box<dyn U
         Value::Object(m)
     };
     let mut fields = Fields::new();
-    let request = if split_list.is_none() {
+    if split_list.is_none() {
         fields.insert("call".into(), calls.first().map(call_json).unwrap_or_default());
-        fields.insert("chainId".into(), Value::from(chain));
-        fields.insert("validBefore".into(), Value::from(valid_before));
-        fields.insert("broadcast".into(), Value::Bool(false));
-        SigningRequest::TempoCall(fields)
     } else {
         fields.insert("calls".into(), Value::Array(calls.iter().map(call_json).collect()));
-        fields.insert("chainId".into(), Value::from(chain));
-        fields.insert("validBefore".into(), Value::from(valid_before));
-        fields.insert("broadcast".into(), Value::Bool(false));
-        SigningRequest::TempoCalls(fields)
-    };
+    }
+    fields.insert("chainId".into(), Value::from(chain));
+    fields.insert("validBefore".into(), Value::from(valid_before));
+    fields.insert("broadcast".into(), Value::Bool(broadcast));
+    let request =
+        if split_list.is_none() { SigningRequest::TempoCall(fields) } else { SigningRequest::TempoCalls(fields) };
     let source = did_pkh(chain, held.payer().unwrap_or_default());
-    let echo = held.echo.clone();
-    let check_source = source.clone();
-    Ok(Box::new(OneAnswer::new(request, held.echo, Some(source), move |signed| {
-        let mut payload = Map::with_capacity(2);
-        payload.insert("type".into(), "transaction".into());
-        payload.insert("signature".into(), signed.into());
-        let mut credential = Map::with_capacity(3);
-        credential.insert("challenge".into(), echo.as_ref().clone());
-        credential.insert("source".into(), check_source.clone().into());
-        credential.insert("payload".into(), Value::Object(payload.clone()));
-        signed_memo_call(&Value::Object(credential))?;
-        Ok(Value::Object(payload))
-    })))
+    Ok(ChargeRequest { request, echo: held.echo, source })
 }
 
 /// The echoed challenge, once the credential's payload is `{type: "transaction"}` (`mpp/credential-type`) whose

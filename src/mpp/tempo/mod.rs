@@ -1,11 +1,13 @@
 //! MPP's Tempo charge (the reference's `bindings/mpp_charge_tempo.py`): on the `tempo` method, the payer's 0x76
 //! transaction whose `transferWithMemo` carries the attribution memo of the challenge ([`crate::mpp::attribution_memo`],
 //! whose nonce is keccak-256 of the challenge id, which carries H). `mpp/charge/tempo/memo` ([`memo`]) answers the
-//! signed transaction, which the seller's server broadcasts.
+//! signed transaction, which the seller's server broadcasts; `mpp/charge/tempo/push` ([`push`]) the same calls,
+//! which the signer broadcasts, H read from the landed receipt's `TransferWithMemo` log.
 //!
 //! The filter of `charge` on `tempo` is written here, beside its build, on the Tempo rail ([`crate::rail::tempo`]).
 
 pub(crate) mod memo;
+pub(crate) mod push;
 
 use alloy_primitives::{Address, B256, U256};
 use serde_json::Value;
@@ -63,7 +65,7 @@ fn tempo_charge(p: &Parts<'_>) -> Result<Vec<&'static str>, Refusal> {
         out.push(memo::MEMO);
     }
     if push {
-        out.push(memo::PUSH);
+        out.push(push::PUSH);
     }
     if out.is_empty() {
         return refuse(Reason::ModesPullOnly);
