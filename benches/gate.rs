@@ -7,30 +7,11 @@
 use std::hint::black_box;
 
 use criterion::{BatchSize, Criterion, Throughput, criterion_group, criterion_main};
-use serde_json::{Value, json};
 use terms::LocalSigner;
 use terms::{FixedClock, Options, Signer, confirm, finish, transact};
 
 mod support;
-use support::{KEY, Memory, NOW};
-
-const H: &str = "0x8b1e122580ae3f6a8c3d36a24294e1260a87bde70f597279b973e39310072938";
-
-fn offer() -> Value {
-    json!({
-        "x402Version": 2,
-        "resource": {"url": "https://api.seller.example/v1/quote"},
-        "accepts": [{
-            "scheme": "exact", "network": "eip155:84532", "amount": "10000",
-            "asset": "0x036CbD53842c5426634e7929541eC2318f3dCF7e",
-            "payTo": "0x209693Bc6afc0C5328bA36FaF03C514EF312287C",
-            "maxTimeoutSeconds": 60, "extra": {"name": "USDC", "version": "2"}
-        }],
-        "extensions": {"legalContext": {"info": {
-            "type": "sha256", "value": H, "legalContextUrl": format!("https://atr.seller.example/{H}")
-        }}}
-    })
-}
+use support::{KEY, Memory, NOW, offer};
 
 fn gate(c: &mut Criterion) {
     let rt = tokio::runtime::Builder::new_current_thread().enable_all().build().unwrap();

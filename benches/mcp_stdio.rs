@@ -15,27 +15,10 @@ use serde_json::{Value, json};
 use terms::{FixedClock, LocalSigner, Options, Signer, confirm, finish};
 
 mod support;
-use support::{ATR, KEY, Memory, NOW};
+use support::{ATR, H, KEY, Memory, NOW, offer};
 
-const H: &str = "0x8b1e122580ae3f6a8c3d36a24294e1260a87bde70f597279b973e39310072938";
 const EIP3009: &str = "x402/exact/eip155/eip3009";
 const WARM_UP: usize = 200;
-
-fn offer() -> Value {
-    json!({
-        "x402Version": 2,
-        "resource": {"url": "https://api.seller.example/v1/quote"},
-        "accepts": [{
-            "scheme": "exact", "network": "eip155:84532", "amount": "10000",
-            "asset": "0x036CbD53842c5426634e7929541eC2318f3dCF7e",
-            "payTo": "0x209693Bc6afc0C5328bA36FaF03C514EF312287C",
-            "maxTimeoutSeconds": 60, "extra": {"name": "USDC", "version": "2"}
-        }],
-        "extensions": {"legalContext": {"info": {
-            "type": "sha256", "value": H, "legalContextUrl": format!("https://atr.seller.example/{H}")
-        }}}
-    })
-}
 
 /// The quickstart payment, signed by the local key: what `atr_check` is asked about.
 fn signed() -> Value {

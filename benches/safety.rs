@@ -17,13 +17,10 @@ use serde_json::{Value, json};
 use terms::safety::journal::SqliteJournal;
 use terms::safety::policy::Policy;
 use terms::safety::{Answered, Purchase, Role, Spend, SpendJournal, SpendPolicy};
-use terms::{Body, Fetch, FetchError, Request, Response};
-use terms::{BoxFuture, LocalSigner, Options, Signer, TransactOutcome, transact};
+use terms::{LocalSigner, Options, Signer, TransactOutcome, transact};
 
-const ATR: &str = "7b2261747256657273696f6e223a2231222c226964223a2230663866616435622d643963622d343639662d613136352d373038363737323839353065222c2278343032223a7b227a223a312e302c2261223a226361665c7530306539227d2c2273656c6c6572223a7b226e6f7465223a22436166c3a920e280942033302064c3ad617320e29c93227d7d";
-const H: &str = "0x8b1e122580ae3f6a8c3d36a24294e1260a87bde70f597279b973e39310072938";
-const KEY: &str = "0xac0974bec39a17e36ba4a6b4d238ff944bacb478cbed5efcae784d7bf4f2ff80";
-const NOW: u64 = 1_790_000_000;
+mod support;
+use support::{KEY, Memory, NOW, offer};
 
 const POLICY: &str = r#"
 resources = ["https://api.seller.example/v1/"]
@@ -50,37 +47,11 @@ window = "day"
 limit = "50000000"
 "#;
 
-fn offer() -> Value {
-    json!({
-        "x402Version": 2,
-        "resource": {"url": "https://api.seller.example/v1/quote"},
-        "accepts": [{
-            "scheme": "exact", "network": "eip155:84532", "amount": "10000",
-            "asset": "0x036CbD53842c5426634e7929541eC2318f3dCF7e",
-            "payTo": "0x209693Bc6afc0C5328bA36FaF03C514EF312287C",
-            "maxTimeoutSeconds": 60, "extra": {"name": "USDC", "version": "2"}
-        }],
-        "extensions": {"legalContext": {"info": {
-            "type": "sha256", "value": H, "legalContextUrl": format!("https://atr.seller.example/{H}")
-        }}}
-    })
-}
-
-/// Serves the ATR from memory.
-struct Memory(bytes::Bytes);
-
-impl Fetch for Memory {
-    fn get<'a>(&'a self, _request: Request<'a>) -> BoxFuture<'a, Result<Response, FetchError>> {
-        let body = self.0.clone();
-        Box::pin(async move { Ok(Response::new(200, vec![], Body::from_bytes(body))) })
-    }
-}
-
 fn safety(c: &mut Criterion) {
     let rt = tokio::runtime::Builder::new_current_thread().enable_all().build().unwrap();
     let pairing = terms::pairing("x402/exact/eip155/eip3009").unwrap();
     let wallet = LocalSigner::from_hex(KEY, 84_532).unwrap();
-    let seller = Memory(hex::decode(ATR).unwrap().into());
+    let seller = Memory::atr();
     let doc = offer();
     let policy = Arc::new(Policy::from_toml_str(POLICY).unwrap());
     let budgeted = Arc::new(Policy::from_toml_str(&format!("{POLICY}{BUDGET}")).unwrap());

@@ -134,18 +134,9 @@ fn doc_with_request(f: &Value, request: &Value) -> Value {
 fn b2_the_plant_declines_before_the_signer() {
     let f = file();
     let r = row(&f, "B2");
-    let i = &r["input"];
-    let served = hex(i["servesHex"].as_str().unwrap());
-    assert_eq!(atr_hash(&served).to_hex(), r["servedHash"].as_str().unwrap());
-    let doc = &i["doc"];
-    let link = terms::mpp::read(doc).unwrap().link;
     assert_eq!(r["pairing"], MEMO);
-    let signer = CountingSigner::new(f["fixed"]["payerKey"].as_str().unwrap(), i["account"].as_str().unwrap());
-    let fetch = ScriptedFetch::new().script(&link, vec![Reply::ok(served)]);
-    let options = Options::new().clock(FixedClock(i["now"].as_u64().unwrap()));
-    let got = paused().block_on(terms::transact(doc, pairing(), &signer, &fetch, &options));
-    assert_eq!(got.unwrap_err().code, serde_json::from_value::<DeclineCode>(r["expect"]["decline"].clone()).unwrap());
-    assert_eq!(signer.count() as u64, r["expect"]["signCalls"].as_u64().unwrap());
+    let link = terms::mpp::read(&r["input"]["doc"]).unwrap().link;
+    support::plant_declines_before_the_signer(&f, r, &link, pairing());
 }
 
 #[test]

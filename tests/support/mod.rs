@@ -375,6 +375,24 @@ pub fn paused() -> tokio::runtime::Runtime {
     tokio::runtime::Builder::new_current_thread().enable_all().start_paused(true).build().expect("runtime")
 }
 
+/// A vector file's plant row (`B2`): the seller serves other bytes than the ones H names, and `transact` declines
+/// with the row's code before the signer is asked (`signCalls`). `link` is where the row's document points.
+pub fn plant_declines_before_the_signer(f: &Value, r: &Value, link: &str, pairing: &'static dyn Pairing) {
+    let i = &r["input"];
+    let served = hex(i["servesHex"].as_str().expect("servesHex"));
+    assert_eq!(terms::atr_hash(&served).to_hex(), r["servedHash"].as_str().expect("servedHash"));
+    let signer = CountingSigner::new(
+        f["fixed"]["payerKey"].as_str().expect("payerKey"),
+        i["account"].as_str().expect("account"),
+    );
+    let fetch = ScriptedFetch::new().script(link, vec![Reply::ok(served)]);
+    let options = terms::Options::new().clock(terms::FixedClock(i["now"].as_u64().expect("now")));
+    let got = paused().block_on(terms::transact(&i["doc"], pairing, &signer, &fetch, &options));
+    let want: terms::DeclineCode = serde_json::from_value(r["expect"]["decline"].clone()).expect("decline");
+    assert_eq!(got.expect_err("a plant declines").code, want);
+    assert_eq!(signer.count() as u64, r["expect"]["signCalls"].as_u64().expect("signCalls"));
+}
+
 /// What one call cost.
 #[derive(Clone, Copy, Debug)]
 pub struct Cost {
