@@ -1,9 +1,11 @@
 // The terms-mcp binary driven over stdio by the official TypeScript MCP SDK client: the tools listed, a payment
 // signed by a second server (the mcp_signer example, a local wallet) checked by terms-mcp against the vectors' bytes,
-// a loopback link refused with zero connections, atr_pay's URL rule, and schema failures.
+// a loopback link refused with zero connections, atr_pay's URL rule, --config's
+// budget, history and record tools, and schema failures.
 import { test, after } from "node:test";
 import assert from "node:assert/strict";
-import { readFileSync } from "node:fs";
+import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
 import { createServer } from "node:net";
 import { join, dirname } from "node:path";
 import { fileURLToPath } from "node:url";
@@ -22,9 +24,9 @@ const EIP3009 = "x402/exact/eip155/eip3009";
 const base64Of = (hex) => Buffer.from(hex, "hex").toString("base64");
 
 const clients = [];
-async function connect(command) {
+async function connect(command, args = [], env = undefined) {
   const client = new Client({ name: "terms-mcp-node-test", version: "0.0.0" });
-  await client.connect(new StdioClientTransport({ command, stderr: "inherit" }));
+  await client.connect(new StdioClientTransport({ command, args, env, stderr: "inherit" }));
   clients.push(client);
   return client;
 }
@@ -115,6 +117,49 @@ test("atr_pay holds the paid URL to the public-only rule: refused, with no conne
   await new Promise((resolve) => setTimeout(resolve, 200));
   server.close();
   assert.equal(connections, 0);
+});
+
+test("--config: the host's journal, policy and key, read back by atr_budget, atr_history and atr_record", async () => {
+  const { network, asset } = fixed.D.accepts[0];
+  const folder = mkdtempSync(join(tmpdir(), "terms-mcp-node-"));
+  after(() => rmSync(folder, { recursive: true, force: true }));
+  writeFileSync(
+    join(folder, "policy.toml"),
+    `resources = ["*"]\nnetworks = ["${network}"]\n\n[[assets]]\nnetwork = "${network}"\naddress = "${asset}"\n` +
+      `symbol = "USDC"\ndecimals = 6\ncap = "1000000"\n\n[[budgets]]\nname = "day"\n` +
+      `asset = "${network}/${asset}"\nwindow = "day"\nlimit = "5000000"\n`,
+  );
+  writeFileSync(
+    join(folder, "config.toml"),
+    `journal = "journal.db"\npolicy = "policy.toml"\nkey_env = "TERMS_MCP_NODE_KEY"\nnetwork = "${network}"\n`,
+  );
+  const host = await connect(BIN, ["--config", join(folder, "config.toml")], {
+    ...process.env,
+    TERMS_MCP_NODE_KEY: fixed.payerKey,
+  });
+  const names = (await host.listTools()).tools.map((t) => t.name);
+  for (const name of ["atr_transact", "atr_pay", "atr_budget", "atr_history", "atr_record"]) {
+    assert.ok(names.includes(name), name);
+  }
+  const budget = (await call(host, "atr_budget", {})).structuredContent.budgets[0];
+  assert.deepEqual(
+    [budget.budget, budget.window, budget.limit, budget.spent, budget.remaining],
+    ["day", "day", "5000000", "0", "5000000"],
+  );
+  const hourly = (await call(host, "atr_budget", { window: "hour" })).structuredContent.budgets[0];
+  assert.equal(hourly.windowSeconds, 3600);
+  assert.deepEqual((await call(host, "atr_history", {})).structuredContent, { records: [] });
+  assert.deepEqual((await call(host, "atr_record", { key: "no-such-purchase" })).structuredContent, { record: null });
+  for (const [tool, args, argument] of [
+    ["atr_history", { limit: 0 }, "limit"],
+    ["atr_budget", { window: "week" }, "window"],
+    ["atr_record", {}, "key"],
+  ]) {
+    const r = await call(host, tool, args);
+    assert.equal(r.isError, true, tool);
+    assert.equal(r.structuredContent.invalid.argument, argument, tool);
+  }
+  assert.ok(existsSync(join(folder, "journal.db")), "the journal beside the config file");
 });
 
 test("arguments outside the schema fail it", async () => {
