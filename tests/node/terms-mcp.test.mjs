@@ -43,6 +43,24 @@ async function call(client, name, args) {
   return r;
 }
 
+/** A loopback listener that counts the connections it is offered; `close()` waits 200 ms, then answers the count. */
+async function countingListener() {
+  let connections = 0;
+  const server = createServer((socket) => {
+    connections += 1;
+    socket.destroy();
+  });
+  await new Promise((resolve) => server.listen(0, "127.0.0.1", resolve));
+  return {
+    port: server.address().port,
+    async close() {
+      await new Promise((resolve) => setTimeout(resolve, 200));
+      server.close();
+      return connections;
+    },
+  };
+}
+
 const terms = await connect(BIN);
 
 test("serverInfo and the five tools of the binary", async () => {
@@ -78,13 +96,8 @@ test("a payment signed by another server checks against the vectors' bytes", asy
 });
 
 test("atr_confirm of a loopback link is atr-unfetchable, with no connection", async () => {
-  let connections = 0;
-  const server = createServer((socket) => {
-    connections += 1;
-    socket.destroy();
-  });
-  await new Promise((resolve) => server.listen(0, "127.0.0.1", resolve));
-  const { port } = server.address();
+  const listener = await countingListener();
+  const { port } = listener;
   const document = structuredClone(fixed.D);
   document.extensions.legalContext.info.legalContextUrl = `https://127.0.0.1:${port}/${B1.expect.h}`;
   const r = await call(terms, "atr_confirm", { pairing: EIP3009, document, account: fixed.account });
@@ -92,19 +105,12 @@ test("atr_confirm of a loopback link is atr-unfetchable, with no connection", as
   assert.deepEqual(r.structuredContent, {
     decline: { code: "atr-unfetchable", detail: "The ATR could not be fetched from the link." },
   });
-  await new Promise((resolve) => setTimeout(resolve, 200));
-  server.close();
-  assert.equal(connections, 0);
+  assert.equal(await listener.close(), 0);
 });
 
 test("atr_pay holds the paid URL to the public-only rule: refused, with no connection", async () => {
-  let connections = 0;
-  const server = createServer((socket) => {
-    connections += 1;
-    socket.destroy();
-  });
-  await new Promise((resolve) => server.listen(0, "127.0.0.1", resolve));
-  const { port } = server.address();
+  const listener = await countingListener();
+  const { port } = listener;
   const signer = await connect(SIGNER);
   const pay = (await signer.listTools()).tools.find((t) => t.name === "atr_pay");
   assert.equal(pay.annotations.readOnlyHint, false);
@@ -114,9 +120,7 @@ test("atr_pay holds the paid URL to the public-only rule: refused, with no conne
     assert.equal(r.isError, true, url);
     assert.equal(r.structuredContent.decline.code, "url-refused", url);
   }
-  await new Promise((resolve) => setTimeout(resolve, 200));
-  server.close();
-  assert.equal(connections, 0);
+  assert.equal(await listener.close(), 0);
 });
 
 test("--config: the host's journal, policy and key, read back by atr_budget, atr_history and atr_record", async () => {
