@@ -22,6 +22,8 @@ mod public;
 
 #[cfg(feature = "loopback")]
 pub use loopback::LoopbackFetch;
+#[cfg(feature = "mcp")]
+pub(crate) use public::public_client;
 pub use public::{Lookup, PublicFetch, PublicResolver, SystemLookup, check_link, is_public_address, is_public_ip};
 
 /// A [`Fetch`] on reqwest: https only, no redirect followed, no proxy, no decompression, no transport retry (a

@@ -190,13 +190,15 @@ impl PublicFetch {
     /// Over another lookup (tests; a host with its own resolver). The rule is the same: every address it gives
     /// must be public.
     pub fn with_lookup(lookup: Arc<dyn Lookup>) -> Result<Self, FetchError> {
-        let client = HttpFetch::builder()
-            .https_only(true)
-            .dns_resolver(Arc::new(PublicResolver::new(lookup)))
-            .build()
-            .map_err(FetchError::new)?;
+        let client = public_client(lookup).map_err(FetchError::new)?;
         Ok(Self { inner: HttpFetch::from_client(client) })
     }
+}
+
+/// The gate's hardened reqwest client, https only, connecting only where `lookup`'s every address is public: what
+/// [`PublicFetch`] fetches terms with, and what `atr_pay` sends on.
+pub(crate) fn public_client(lookup: Arc<dyn Lookup>) -> Result<reqwest::Client, reqwest::Error> {
+    HttpFetch::builder().https_only(true).dns_resolver(Arc::new(PublicResolver::new(lookup))).build()
 }
 
 impl Fetch for PublicFetch {

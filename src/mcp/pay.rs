@@ -16,7 +16,7 @@ use super::tools::{Args, Fail, declined_json, to_json};
 use crate::client::{Client, ClientError, Incoming, Outcome, Outgoing, ReqwestTransport, Transport, TransportError};
 use crate::codec::{b64_decode, b64_encode};
 use crate::gate::AgreementPayment;
-use crate::http::{HttpFetch, Lookup, PublicResolver, SystemLookup, check_link};
+use crate::http::{Lookup, SystemLookup, check_link, public_client};
 use crate::signer::BoxFuture;
 
 /// The largest request body `atr_pay` sends and the most of an answer's body it returns: 1 MiB.
@@ -61,8 +61,8 @@ pub(crate) const DESCRIPTION: &str = "Sends an HTTP request and, where the selle
      signed twice.";
 
 /// The transport `atr_pay` sends on when the host names none: the gate's hardened reqwest client, https only, its
-/// connections only to public addresses ([`PublicResolver`]), every URL checked with [`check_link`] before it is
-/// sent (a re-send included).
+/// connections only to public addresses ([`PublicResolver`](crate::http::PublicResolver)), every URL checked with
+/// [`check_link`] before it is sent (a re-send included).
 #[derive(Debug, Clone)]
 pub struct PublicTransport {
     inner: ReqwestTransport,
@@ -76,11 +76,7 @@ impl PublicTransport {
 
     /// Over another lookup (tests; a host with its own resolver): every address it gives must be public.
     pub fn with_lookup(lookup: Arc<dyn Lookup>) -> Result<Self, TransportError> {
-        let client = HttpFetch::builder()
-            .https_only(true)
-            .dns_resolver(Arc::new(PublicResolver::new(lookup)))
-            .build()
-            .map_err(|e| TransportError(e.to_string()))?;
+        let client = public_client(lookup).map_err(|e| TransportError(e.to_string()))?;
         Ok(Self { inner: ReqwestTransport::from_client(client) })
     }
 }
@@ -135,7 +131,9 @@ fn outgoing(args: &Args<'_>) -> Result<Outgoing, Fail> {
     let mut request = Outgoing::new(method, args.text("url"));
     if let Some(headers) = args.0.get("headers").and_then(Value::as_object) {
         for (name, value) in headers {
-            let value = value.as_str().unwrap_or_default();
+            let Some(value) = value.as_str() else {
+                return Err(bad(&format!("headers.{name}"), "is not a string"));
+            };
             if reqwest::header::HeaderName::from_bytes(name.as_bytes()).is_err() {
                 return Err(bad(&format!("headers.{name}"), "is not a header name"));
             }
@@ -148,7 +146,7 @@ fn outgoing(args: &Args<'_>) -> Result<Outgoing, Fail> {
     let body = match (args.0.get("body").and_then(Value::as_str), args.0.get("bodyBase64").and_then(Value::as_str)) {
         (Some(_), Some(_)) => return Err(bad("", "give `body` or `bodyBase64`, not both")),
         (Some(text), None) => Bytes::copy_from_slice(text.as_bytes()),
-        (None, Some(b64)) => Bytes::from(b64_decode(b64).unwrap_or_default()),
+        (None, Some(b64)) => Bytes::from(b64_decode(b64).ok_or_else(|| bad("bodyBase64", "is not base64"))?),
         (None, None) => Bytes::new(),
     };
     Ok(request.body(body))
