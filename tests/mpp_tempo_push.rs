@@ -383,7 +383,28 @@ fn every_key_is_run_or_listed() {
             "key {key} neither run nor listed"
         );
     }
-    // Of MV13, not run: expectNotFound and expectReverted are the TypeScript reference's fetchPresented over an RPC
-    // receipt (a verifier's read; the peer, integraledger-terms 0.4.0, reads the receipt the signer answers and has
-    // neither code), and expectReferenceDigest is the receipt's reference, a seller's value.
+}
+
+/// MV13's members not run here, each an ignored test so `cargo test` names it with its reason; run with `--ignored`,
+/// it checks the member is still in the file.
+fn mv13_member_is_in_the_file(member: &str) {
+    assert!(file()["MV13"].get(member).is_some(), "MV13 has no {member}");
+}
+
+#[test]
+#[ignore = "not run: the TypeScript reference's RPC read of a receipt; the peer (0.4.0) reads the signer's answer and has no such code"]
+fn mv13_expect_not_found() {
+    mv13_member_is_in_the_file("expectNotFound");
+}
+
+#[test]
+#[ignore = "not run: the TypeScript reference's RPC read of a receipt; the peer (0.4.0) reads the signer's answer and has no such code"]
+fn mv13_expect_reverted() {
+    mv13_member_is_in_the_file("expectReverted");
+}
+
+#[test]
+#[ignore = "not run: the receipt's reference digest is a seller's value, not reproducible from the buyer's inputs"]
+fn mv13_expect_reference_digest() {
+    mv13_member_is_in_the_file("expectReferenceDigest");
 }
