@@ -15,8 +15,8 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 
 seed=1
-cases=3600      # x402, split over its ten fixtures
-mpp_cases=2200  # MPP, split over its eleven pairings
+cases=3600      # x402, split over its eleven fixtures
+mpp_cases=2600  # MPP, split over its thirteen pairings
 while [ $# -gt 0 ]; do
   case "$1" in
     --seed) seed=$2; shift 2 ;;

@@ -1,15 +1,16 @@
 //! The signer's answers a case names, computed against the request they answer, as `scripts/differential/peer.py`
-//! computes them on the reference's side: `{"$sign": {key, edit}}`, an EIP-712 signature (a batch's list) edited;
+//! computes them on the reference's side: `{"$sign": {key, edit}}`, an EIP-712 signature (a batch's list) edited, or
+//! for a `solana-message` request the key as an ed25519 seed's signature of the message;
 //! `{"$tx": {...}}`, an EIP-1559 transaction of an `evm-call` request's call; `{"$gateway": {answer, keepSalt}}`, a
-//! Gateway client's answer with its burn intent's salt derived; anything else, the answer as given. And the case's
-//! wallet for `transact`.
+//! Gateway client's answer with its burn intent's salt derived; `$tempo` and `$pushed`, the Tempo charges' answers
+//! (`tempo.rs`); anything else, the answer as given. And the case's wallet for `transact`.
 
 use alloy_primitives::B256;
 use serde_json::{Map, Value, json};
 use terms::rail::evm::gateway::{SaltInput, account_of, gateway_salt};
 use terms::rail::evm::request::Call;
 use terms::rail::evm::transaction::{Fees, encode_signed, signing_hash, transaction};
-use terms::{Answer, BoxFuture, LocalSigner, Signer, SignerError, SigningRequest};
+use terms::{Answer, BoxFuture, LocalSigner, Signer, SignerError, SigningRequest, SolanaKey};
 
 /// The keys a case signs with, each answering EIP-712 requests (and batches of them) as `LocalSigner` does.
 pub(crate) fn local(key: &str) -> Option<LocalSigner> {
@@ -20,8 +21,15 @@ pub(crate) fn local(key: &str) -> Option<LocalSigner> {
 fn signed_answer(spec: &Value, request: Option<&SigningRequest>) -> Option<Value> {
     let key = spec.get("key").and_then(Value::as_str)?;
     let edit = spec.get("edit").and_then(Value::as_str).unwrap_or("none");
-    let signer = local(key)?;
-    let answer = sign_local(&signer, request?)?;
+    let answer = match request? {
+        // The key as an ed25519 seed, for a Solana payer.
+        SigningRequest::SolanaMessage(fields) => {
+            let message = hex::decode(fields.get("message")?.as_str()?.strip_prefix("0x")?).ok()?;
+            let signature = SolanaKey::from_seed_hex(key).ok()?.sign_bytes(&message);
+            Value::String(format!("0x{}", hex::encode(signature)))
+        }
+        request => sign_local(&local(key)?, request)?,
+    };
     Some(edited(answer, edit))
 }
 
@@ -47,7 +55,7 @@ fn edited(answer: Value, edit: &str) -> Value {
     }
 }
 
-fn edit_signature(s: &str, edit: &str) -> Value {
+pub(crate) fn edit_signature(s: &str, edit: &str) -> Value {
     let hex = s.strip_prefix("0x").unwrap_or(s);
     let text = match edit {
         "upper" => format!("0x{}", hex.to_uppercase()),
@@ -197,6 +205,8 @@ pub(crate) fn answer_of(spec: &Value, request: Option<&SigningRequest>) -> Value
         "$sign" => signed_answer(inner, request).unwrap_or(Value::Null),
         "$tx" => signed_transaction(inner, request).unwrap_or(Value::Null),
         "$gateway" => gateway_answer(inner, request),
+        "$tempo" => crate::tempo::signed_tempo(inner, request).unwrap_or(Value::Null),
+        "$pushed" => crate::tempo::pushed(inner, request).unwrap_or(Value::Null),
         _ => spec.clone(),
     }
 }

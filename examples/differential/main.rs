@@ -12,7 +12,7 @@
 //! payment is written (the hash, or the refusal code `check` hides). A route answers a URL: `unpaid` for a request
 //! without `PAYMENT-SIGNATURE`, `paid` for one with it; a reply is `{status, headers, body}` or `{error: true}`. An
 //! answer is a JSON value as given, or a spec computed against the request it answers (`answers.rs`): `$sign`, `$tx`,
-//! `$gateway`. A later answer of a finish call answers the request the answers before it lead to (a payment signed in
+//! `$gateway`, `$tempo`, `$pushed`. A later answer of a finish call answers the request the answers before it lead to (a payment signed in
 //! steps, such as the MPP session's funding and voucher).
 //!
 //! An MPP case's document is a JSON challenge list, or `headers`: `WWW-Authenticate` values, which the crate reads with
@@ -22,6 +22,7 @@
 
 mod answers;
 mod routes;
+mod tempo;
 
 use std::io::{BufRead, Write};
 use std::sync::atomic::AtomicU64;

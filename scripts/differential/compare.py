@@ -78,7 +78,8 @@ Excluded classes (each a documented deliberate difference of the crate, counted 
    `evm/call-mismatch` or `evm/nonce-mismatch`, or, for an `accountNonce` that is not a non-negative safe integer,
    `no-payable-option` `mpp/input-missing`, where the reference goes on. Excluded only where the case's answer is a
    transaction of another call (`to`, recipient or amount named) for call-mismatch, one whose nonce is not the
-   case's `accountNonce` for nonce-mismatch, or the case's `accountNonce` is malformed for input-missing.
+   case's `accountNonce` for nonce-mismatch, or the case's `accountNonce` is malformed for input-missing (and,
+   where the crate's confirm so declined, the finish calls and the checks of their payment it then has none of).
  - The no-proof MPP pairings that sign nothing (card, Stripe, NEAR Intents) hold the choice as bound holds a
    credential's challenge before their build refuses (ours, as every MPP build does; README "Differences from the
    reference"); the reference's build refuses `mpp/no-signed-place` (`mpp/nothing-to-sign`) unread. Excluded only
@@ -416,10 +417,16 @@ def excluded(case, path, peer=None, ours=None):
         return "a did:pkh source naming another chain (the crate refuses it, ours)"
     if mpp and path and transaction_check(case, path, ours):
         return "the signed transaction's call and nonce, and the accountNonce input (ours)"
+    # Where the crate's confirm declined for that reason, it made no choice to finish.
+    unconfirmed = transaction_check(case, ["confirm"], ours)
+    if mpp and len(path) > 1 and path[0] == "finish" and unconfirmed:
+        if (ours.get("finish") or [None] * (path[1] + 1))[path[1]] is None:
+            return "the signed transaction's call and nonce, and the accountNonce input (ours)"
     if mpp and len(path) > 1 and path[0] == "checks" and case["checks"][path[1]].get("presented") == "$signed":
         # A check of the payment finish made, where the crate made none: its finish declined for that reason.
         finishes = range(len(case.get("finish", [])))
-        if ours.get("checks", [None])[path[1]] is None and any(transaction_check(case, ["finish", j], ours) for j in finishes):
+        declined = unconfirmed or any(transaction_check(case, ["finish", j], ours) for j in finishes)
+        if ours.get("checks", [None])[path[1]] is None and declined:
             return "the signed transaction's call and nonce, and the accountNonce input (ours)"
     if mpp and path and held_choice(case, path, peer, ours):
         return "a confirm-only MPP build holds the choice before it refuses (ours)"

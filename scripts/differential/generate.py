@@ -2,7 +2,7 @@
 for each built pairing with a vector fixture, the fixture's document, ATR, account, key and inputs, mutated. Stdlib
 only; the same seed and count give the same bytes.
 
-    python3 scripts/differential/generate.py --seed 1 --cases 3600 --mpp-cases 2200 > cases.jsonl
+    python3 scripts/differential/generate.py --seed 1 --cases 3600 --mpp-cases 2600 > cases.jsonl
 
 A case names its pairing, the clock (`now`), the document, the account and the buyer's inputs, the routes the fetch
 answers (the ATR link and, for a pairing whose payment is no public proof, the agreement URL), the `finish` calls to
@@ -43,16 +43,13 @@ X402 = [
     "x402/exact/eip155/erc7710",
     "x402/exact/eip155/erc7710-salt",
     "x402/exact/eip155/permit2",
+    "x402/exact/solana",
     "x402/upto/eip155/permit2",
 ]
 PAIRINGS = X402 + mpp.PAIRINGS
 # Built pairings this generator does not cover yet, each with why; differential.sh prints them on every run, so the
 # gap stays visible until their cases land.
-NOT_YET = {
-    "x402/exact/solana": "the harness has no ed25519 signer on either side yet (issue 14)",
-    "mpp/charge/tempo/memo": "no Tempo cases yet (issue 16)",
-    "mpp/charge/tempo/push": "no Tempo cases yet (issue 16)",
-}
+NOT_YET = {}
 FILES = {
     "x402/exact/eip155/eip3009": "x402-exact-eip155-eip3009.json",
     "x402/auth-capture/eip155/eip3009": "x402-auth-capture-eip155-eip3009.json",
@@ -62,8 +59,11 @@ FILES = {
     "x402/exact/eip155/erc7710": "x402-exact-eip155-erc7710.json",
     "x402/exact/eip155/erc7710-salt": "x402-exact-eip155-erc7710-salt.json",
     "x402/exact/eip155/permit2": "x402-exact-eip155-permit2.json",
+    "x402/exact/solana": "x402-exact-solana.json",
     "x402/upto/eip155/permit2": "x402-upto-eip155-permit2.json",
 }
+# Pairings whose payer signs with an ed25519 key (the runners sign a solana-message request's message with it).
+ED25519 = {"x402/exact/solana"}
 # Pairings whose payment is no public proof of H: their offers name an agreement URL, paid first in transact.
 AGREEMENT_FIRST = {"x402/exact/eip155/erc7710", "x402/batch-settlement/cloudflare"}
 MIB = 1_048_576
@@ -107,6 +107,7 @@ class Base:
         self.erc7710 = erc7710
         self.agreement = agreement  # the agreement URL's routes, for a pairing paid agreement-first
         self.h = sha(atr)
+        self.key = PAYER_KEY  # what `$sign` answers sign with
         info = doc["extensions"]["legalContext"]["info"]
         self.link = info["legalContextUrl"]
 
@@ -145,6 +146,9 @@ def bases():
             agreement = agreement_routes(sha(atr), info["legalContextUrl"])
             info["legalContextAgreementUrl"] = agreement["url"]
         out[pairing] = Base(pairing, doc, atr, b2["account"], b2.get("inputs"), b6["presented"], erc7710, agreement)
+        if pairing in ED25519:
+            # The payer's ed25519 seed: a `$sign` of a solana-message request is that key's signature of the message.
+            out[pairing].key = "0x" + load(FILES[pairing])["fixed"]["payerSeed"]
     # buyer.json's own D and A (a 138-byte ATR of non-ASCII JSON) as a second fixture for EIP-3009.
     buyer = load("buyer.json")["fixed"]
     b = out["x402/exact/eip155/eip3009"]
@@ -291,7 +295,7 @@ def default_answers(base):
         return []
     if base.erc7710 is not None:
         return [copy.deepcopy(base.erc7710)]
-    return [sign()]
+    return [sign(key=base.key)]
 
 
 class Builder:
@@ -322,6 +326,8 @@ class Builder:
 
     def transact(self, edit="none", account=None, approve=True):
         spec = {"account": account or self.case["account"], "key": PAYER_KEY, "edit": edit, "erc7710": self.base.erc7710, "approve": approve}
+        if self.base.pairing in ED25519:
+            spec["answers"] = {"solana-message": sign(edit, self.base.key)}
         if self.base.pairing == "x402/batch-settlement/cloudflare":
             spec["agreementSigner"] = {"account": EVM_ACCOUNT, "key": PAYER_KEY}
         self.case["transact"] = spec
@@ -1039,7 +1045,7 @@ def main():
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--seed", default="1")
     parser.add_argument("--cases", type=int, default=3600)
-    parser.add_argument("--mpp-cases", type=int, default=2200)
+    parser.add_argument("--mpp-cases", type=int, default=2600)
     args = parser.parse_args()
     out = sys.stdout
     for case in generate(args.seed, args.cases, args.mpp_cases):

@@ -21,6 +21,8 @@ import pathlib
 import random
 import time
 
+import mpp_tempo
+
 ROOT = pathlib.Path(__file__).resolve().parents[2]
 VECTORS = ROOT / "tests" / "vectors"
 
@@ -40,6 +42,8 @@ PAIRINGS = [
     "mpp/charge/evm/transaction",
     "mpp/charge/nearintents",
     "mpp/charge/stripe",
+    "mpp/charge/tempo/memo",
+    "mpp/charge/tempo/push",
     "mpp/charge/usdc/evm",
     "mpp/charge/usdc/gateway",
     "mpp/session/evm",
@@ -53,6 +57,8 @@ FILES = {
     "mpp/charge/evm/transaction": "mpp-charge-evm-transaction.json",
     "mpp/charge/nearintents": "mpp-charge-nearintents.json",
     "mpp/charge/stripe": "mpp-charge-stripe.json",
+    "mpp/charge/tempo/memo": "mpp-charge-tempo-memo.json",
+    "mpp/charge/tempo/push": "mpp-charge-tempo-push.json",
     "mpp/charge/usdc/evm": "mpp-charge-usdc-evm.json",
     "mpp/charge/usdc/gateway": "mpp-charge-usdc-gateway.json",
     "mpp/session/evm": "mpp-session-evm.json",
@@ -218,6 +224,8 @@ def default_answers(base, inputs=None):
     if p == "mpp/session/evm":
         funding = SESSION_HASH if inputs.get("credentialType") == "hash" else sign()
         return [funding, sign()]
+    if p in mpp_tempo.TEMPO:
+        return mpp_tempo.default_answers(p, PAYER_KEY)
     return []
 
 
@@ -226,6 +234,8 @@ SESSION_HASH = "0x55555555555555555555555555555555555555555555555555555555555555
 
 def wallet_answers(base):
     """What the transact wallet answers beside its EIP-712 signatures, by request kind."""
+    if base.pairing in mpp_tempo.TEMPO:
+        return mpp_tempo.wallet_answers(base.pairing, PAYER_KEY)
     out = {"evm-calls": SESSION_HASH}
     if base.pairing == "mpp/charge/evm/transaction":
         out["evm-call"] = tx(base)
@@ -262,6 +272,8 @@ class Builder:
         if base.presented is not None:
             self.case["checks"] += [{"bytesHex": base.atr.hex(), "presented": base.presented},
                                     {"bytesHex": planted.hex(), "presented": base.presented}]
+        if base.pairing == mpp_tempo.PUSH:
+            self.case["checks"].append(mpp_tempo.landed_check(base))
         if base.agreement is not None:
             a = g.agreement_routes(base.h, base.link)
             self.case["routes"][base.agreement] = {

@@ -7,8 +7,9 @@ import hashlib
 import json
 
 import mpp_header
+import mpp_tempo
 from mpp import (
-    AGREEMENT_FIRST, ANVIL_1, BASES, EIP712, ORDER, OTHER_KEY, PAIRINGS, PAYER, b64u, compact, default_answers,
+    AGREEMENT_FIRST, ANVIL_1, BASES, EIP712, ORDER, OTHER_KEY, PAIRINGS, PAYER, PAYER_KEY, b64u, compact, default_answers,
     gateway, h_body, jcs, ok_reply, place, rfc3339, sha, sign, tx, unb64u, wallet_answers,
 )
 
@@ -240,6 +241,7 @@ FIELDS = {
                                               "eip155:" + "1" * 33]),
         (("methodDetails",), [None, [], {}]),
     ],
+    "tempo": mpp_tempo.FIELDS,
 }
 
 
@@ -254,6 +256,8 @@ def family(pairing):
         return "card"
     if pairing == "mpp/charge/nearintents":
         return "nearintents"
+    if pairing in mpp_tempo.TEMPO:
+        return "tempo"
     return "stripe"
 
 
@@ -556,8 +560,11 @@ INPUTS = {
     "authorizedSigner": [None, ANVIL_1, "0x12", "", 5, "0x" + "0" * 40],
     "accountNonce": [0, 7, -1, 1.5, "7", 2**53, 2**53 - 1, None],
     "x": [1, None, "y"],
+    "clientId": mpp_tempo.CLIENT_IDS,
 }
 PAIRING_INPUTS = {
+    mpp_tempo.MEMO: ["clientId", "clientId", "x"],
+    mpp_tempo.PUSH: ["clientId", "clientId", "x"],
     "mpp/charge/evm/authorization": ["tokenDomain", "x"],
     "mpp/charge/usdc/evm": ["tokenDomain", "x"],
     "mpp/charge/evm/permit2": ["spender", "x"],
@@ -593,6 +600,8 @@ HASHES = ["0x" + "ab" * 32, "0x" + "AB" * 32, "0X" + "ab" * 32, "ab" * 32, "0x" 
 def answer_variants(rng, base):
     """One finish call's answers for the pairing: right, edited, by another key, or of another form."""
     p = base.pairing
+    if p in mpp_tempo.TEMPO:
+        return mpp_tempo.answer_variants(rng, base, (PAYER_KEY, OTHER_KEY))
     r = rng.random()
     if p in EIP712:
         if r < 0.5:

@@ -10,7 +10,8 @@ given: the body is handed over as a stream, so httpx adds no Content-Length the 
 
 MPP cases: a case with `headers` has its document read from those `WWW-Authenticate` values by mpp_header.py (the
 reference has no header reader); the signer's answers may be `$tx` (an EIP-1559 transaction of an evm-call request,
-signed by eth-account) or `$gateway` (a Gateway client's answer, its salt the reference's usdc_gateway_salt), and a
+signed by eth-account), `$gateway` (a Gateway client's answer, its salt the reference's usdc_gateway_salt), `$tempo` or
+`$pushed` (peer_tempo.py: a signed 0x76 transaction, a broadcasting signer's hash and landed read), and a
 later answer of a finish call answers the request the answers before it lead to (the session's voucher); a
 confirmed choice writes its challenge, a finished credential its `Authorization: Payment` value."""
 
@@ -20,6 +21,7 @@ import pathlib
 import sys
 
 import httpx
+from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
 from eth_account import Account
 from eth_account.messages import encode_typed_data
 
@@ -30,6 +32,7 @@ from integraledger_terms.bindings.mpp_charge_usdc import gateway_account, usdc_g
 
 sys.path.insert(0, str(pathlib.Path(__file__).resolve().parent))
 import mpp_header  # noqa: E402  (the reference has no WWW-Authenticate reader: see mpp_header.py)
+import peer_tempo  # noqa: E402
 
 BINDINGS = {
     "x402/exact/eip155/eip3009": t.X402_EXACT_EIP155_EIP3009,
@@ -37,6 +40,7 @@ BINDINGS = {
     "x402/upto/eip155/permit2": t.X402_UPTO_EIP155_PERMIT2,
     "x402/exact/eip155/erc7710": t.X402_EXACT_EIP155_ERC7710,
     "x402/exact/eip155/erc7710-salt": t.X402_EXACT_EIP155_ERC7710_SALT,
+    "x402/exact/solana": t.X402_EXACT_SOLANA,
     "x402/auth-capture/eip155/eip3009": t.X402_AUTH_CAPTURE_EIP155_EIP3009,
     "x402/auth-capture/eip155/permit2": t.X402_AUTH_CAPTURE_EIP155_PERMIT2,
     "x402/batch-settlement/eip155": t.X402BatchSettlementEip155(),
@@ -48,6 +52,8 @@ BINDINGS = {
     "mpp/charge/evm/transaction": t.MPP_CHARGE_EVM_TRANSACTION,
     "mpp/charge/nearintents": t.MPP_CHARGE_NEARINTENTS,
     "mpp/charge/stripe": t.MPP_CHARGE_STRIPE,
+    "mpp/charge/tempo/memo": t.MPP_CHARGE_TEMPO_MEMO,
+    "mpp/charge/tempo/push": t.MPP_CHARGE_TEMPO_PUSH,
     "mpp/charge/usdc/evm": t.MPP_CHARGE_USDC_EVM,
     "mpp/charge/usdc/gateway": t.MPP_CHARGE_USDC_GATEWAY,
     "mpp/session/evm": t.MPP_SESSION_EVM,
@@ -118,6 +124,16 @@ CLIENT = httpx.AsyncClient(transport=httpx.MockTransport(handler))
 
 
 # --- answers -------------------------------------------------------------------------------------------------------
+
+
+def ed25519_signature(seed, message):
+    """The ed25519 signature (the `cryptography` package, which eth-account's venv holds) of a `0x` hex message by the
+    key whose seed is the `0x` hex `seed`, as `0x` hex; None where either is not hex of its form."""
+    try:
+        key = Ed25519PrivateKey.from_private_bytes(bytes.fromhex(seed.removeprefix("0x")))
+        return "0x" + key.sign(bytes.fromhex(message.removeprefix("0x"))).hex()
+    except (AttributeError, TypeError, ValueError):
+        return None
 
 
 def sign_local(key, request):
@@ -258,12 +274,19 @@ def gateway_answer(spec, request):
 def answer_of(spec, request):
     if isinstance(spec, dict) and len(spec) == 1 and "$sign" in spec:
         sign = spec["$sign"]
-        got = sign_local(sign["key"], request)
+        if isinstance(request, dict) and request.get("kind") == "solana-message":
+            got = ed25519_signature(sign["key"], request.get("message"))  # the key as an ed25519 seed
+        else:
+            got = sign_local(sign["key"], request)
         return None if got is None else edited(got, sign.get("edit", "none"))
     if isinstance(spec, dict) and len(spec) == 1 and "$tx" in spec:
         return signed_transaction(spec["$tx"], request)
     if isinstance(spec, dict) and len(spec) == 1 and "$gateway" in spec:
         return gateway_answer(spec["$gateway"], request)
+    if isinstance(spec, dict) and len(spec) == 1 and "$tempo" in spec:
+        return peer_tempo.signed_tempo(spec["$tempo"], request, edit_signature)
+    if isinstance(spec, dict) and len(spec) == 1 and "$pushed" in spec:
+        return peer_tempo.pushed(spec["$pushed"], request)
     return spec
 
 
