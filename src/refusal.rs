@@ -262,6 +262,14 @@ reasons! {
     NonceAccountNotStatic => "nonce-account-not-static",
     /// Tempo: the payment's H is read from its landed receipt, and none was read beside it.
     ReadFirst => "read-first",
+    /// Tempo: a key authorization that is not written or read (its form, its caps, its 8192 bytes).
+    KeyAuthorizationMalformed => "key-authorization-malformed",
+    /// Tempo: a key authorization with no witness.
+    NoWitness => "no-witness",
+    /// Tempo: a key authorization whose witness is not this challenge's H.
+    WitnessNotBound => "witness-not-bound",
+    /// Tempo: a key authorization for another key id, key type or chain than the challenge's access key.
+    KeyNotAuthorized => "key-not-authorized",
 }
 
 impl fmt::Display for Reason {
@@ -464,6 +472,10 @@ mod tests {
         (Reason::CarrierMismatch, "svm/carrier-mismatch"),
         (Reason::NonceAccountNotStatic, "svm/nonce-account-not-static"),
         (Reason::ReadFirst, "tempo/read-first"),
+        (Reason::KeyAuthorizationMalformed, "tempo/key-authorization-malformed"),
+        (Reason::NoWitness, "tempo/no-witness"),
+        (Reason::WitnessNotBound, "tempo/witness-not-bound"),
+        (Reason::KeyNotAuthorized, "tempo/key-not-authorized"),
     ];
 
     #[test]

@@ -125,7 +125,7 @@ pub static REGISTRY: [Entry; 67] = [
     e("mpp/session/tempo", Mpp, true, true),
     e("mpp/session/xrpl", Mpp, true, true),
     e("mpp/subscription/stripe", Mpp, false, false),
-    e("mpp/subscription/tempo", Mpp, true, false),
+    e("mpp/subscription/tempo", Mpp, true, true),
     e("card/mastercard-vi/autonomous", Card, false, false),
     e("card/mastercard-vi/immediate", Card, false, false),
     e("card/seller-reference", Card, false, false),
@@ -190,6 +190,8 @@ fn implementation(id: &str) -> Option<&'static dyn Pairing> {
         crate::mpp::tempo::memo::MEMO => Some(&crate::mpp::tempo::memo::PAIRING),
         #[cfg(all(feature = "mpp", feature = "tempo"))]
         crate::mpp::tempo::push::PUSH => Some(&crate::mpp::tempo::push::PAIRING),
+        #[cfg(all(feature = "mpp", feature = "tempo"))]
+        crate::mpp::tempo::subscription::ID => Some(&crate::mpp::tempo::subscription::PAIRING),
         _ => None,
     }
 }
@@ -297,6 +299,15 @@ mod tests {
 
     fn built() -> impl Iterator<Item = &'static dyn Pairing> {
         REGISTRY.iter().filter_map(Entry::pairing)
+    }
+
+    /// A built pairing has the channel members exactly when its entry says it opens a channel the buyer holds.
+    #[test]
+    fn every_built_pairings_channel_is_its_entrys() {
+        for entry in REGISTRY.iter().filter(|e| e.pairing().is_some()) {
+            let pairing = entry.pairing().map(|p| p.channel().is_some());
+            assert_eq!(pairing, Some(entry.channel), "{}", entry.id);
+        }
     }
 
     /// Each built pairing names an input once, with a one-line meaning; an input two pairings take is the same input

@@ -40,12 +40,14 @@ pub(crate) fn cases() -> Vec<Case> {
         for row in file["buyer"]["rows"].as_array().into_iter().flatten().filter(|r| r["name"] == "B2") {
             let id = row["pairing"].as_str().unwrap_or_default();
             let Some(id) = built_ids().into_iter().find(|b| *b == id) else { continue };
-            // The pairings whose build is the payment (card, Stripe, NEAR Intents); the EVM and Tempo charges, whose
-            // build signs, have their quotes checked in tests/mpp_evm.rs and tests/mpp_tempo.rs.
+            // The pairings whose build is the payment (card, Stripe, NEAR Intents); the EVM and Tempo charges and the
+            // Tempo subscription, whose build signs, have their quotes checked in tests/mpp_evm.rs, tests/mpp_tempo.rs
+            // and tests/mpp_subscription_tempo.rs.
             if id.starts_with("mpp/charge/evm/")
                 || id.starts_with("mpp/charge/usdc/")
                 || id.starts_with("mpp/charge/tempo/")
                 || id.starts_with("mpp/session/")
+                || id == "mpp/subscription/tempo"
             {
                 continue;
             }

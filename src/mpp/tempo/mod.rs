@@ -2,12 +2,14 @@
 //! transaction whose `transferWithMemo` carries the attribution memo of the challenge ([`crate::mpp::attribution_memo`],
 //! whose nonce is keccak-256 of the challenge id, which carries H). `mpp/charge/tempo/memo` ([`memo`]) answers the
 //! signed transaction, which the seller's server broadcasts; `mpp/charge/tempo/push` ([`push`]) the same calls,
-//! which the signer broadcasts, H read from the landed receipt's `TransferWithMemo` log.
+//! which the signer broadcasts, H read from the landed receipt's `TransferWithMemo` log. `mpp/subscription/tempo`
+//! ([`subscription`]) answers a key authorization whose witness is H, signed by the payer's root key.
 //!
 //! The filter of `charge` on `tempo` is written here, beside its build, on the Tempo rail ([`crate::rail::tempo`]).
 
 pub(crate) mod memo;
 pub(crate) mod push;
+pub(crate) mod subscription;
 
 use alloy_primitives::{Address, B256, U256};
 use serde_json::Value;

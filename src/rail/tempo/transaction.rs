@@ -142,7 +142,7 @@ impl TempoTransaction {
         if !rest.is_empty() || !top.list {
             return Err(TxError::Malformed);
         }
-        check_depth(top.payload, 1)?;
+        check_depth(top.payload, 1, MAX_DEPTH)?;
         let items = top.items()?;
         let [
             chain,
@@ -253,17 +253,17 @@ fn optional(value: Option<u64>, out: &mut Vec<u8>) {
     }
 }
 
-/// One RLP item: whether it is a list, its payload and its whole encoding.
+/// One RLP item: whether it is a list, its payload and its whole encoding (the key authorization's reader shares it).
 #[derive(Clone, Copy)]
-struct Item<'a> {
-    list: bool,
-    payload: &'a [u8],
-    raw: &'a [u8],
+pub(super) struct Item<'a> {
+    pub(super) list: bool,
+    pub(super) payload: &'a [u8],
+    pub(super) raw: &'a [u8],
 }
 
 impl<'a> Item<'a> {
     /// Reads one item off the front of `buf` (alloy-rlp's header: canonical lengths, single bytes not wrapped).
-    fn read(buf: &mut &'a [u8]) -> Result<Self, TxError> {
+    pub(super) fn read(buf: &mut &'a [u8]) -> Result<Self, TxError> {
         let start = *buf;
         let header = Header::decode(buf).map_err(|_| TxError::Malformed)?;
         let (payload, rest) = buf.split_at_checked(header.payload_length).ok_or(TxError::Malformed)?;
@@ -273,7 +273,7 @@ impl<'a> Item<'a> {
     }
 
     /// The items of a list.
-    fn items(&self) -> Result<Vec<Self>, TxError> {
+    pub(super) fn items(&self) -> Result<Vec<Self>, TxError> {
         if !self.list {
             return Err(TxError::Malformed);
         }
@@ -286,7 +286,7 @@ impl<'a> Item<'a> {
     }
 
     /// A canonical unsigned integer (alloy-rlp refuses a leading zero and a value past the type).
-    fn uint<T: Decodable>(&self) -> Result<T, TxError> {
+    pub(super) fn uint<T: Decodable>(&self) -> Result<T, TxError> {
         if self.list {
             return Err(TxError::Malformed);
         }
@@ -311,15 +311,16 @@ impl<'a> Item<'a> {
     }
 }
 
-/// No list among the items of `payload`, which stand at `depth`, or inside them, is deeper than [`MAX_DEPTH`].
-fn check_depth(mut payload: &[u8], depth: usize) -> Result<(), TxError> {
+/// No list among the items of `payload`, which stand at `depth`, or inside them, is deeper than `max` (the outermost
+/// list at depth 0).
+pub(super) fn check_depth(mut payload: &[u8], depth: usize, max: usize) -> Result<(), TxError> {
     while !payload.is_empty() {
         let item = Item::read(&mut payload)?;
         if item.list {
-            if depth > MAX_DEPTH {
+            if depth > max {
                 return Err(TxError::Malformed);
             }
-            check_depth(item.payload, depth + 1)?;
+            check_depth(item.payload, depth + 1, max)?;
         }
     }
     Ok(())
