@@ -544,7 +544,7 @@ fn the_voucher_step_takes_only_answers_of_its_form() {
         (vec![json!(1).into()], "mpp/credential-malformed"),
         (vec![json!("0x76zz").into()], "mpp/credential-malformed"),
         (vec![wire.clone().into(), json!("0x").into()], "mpp/credential-malformed"),
-        (vec![wire.clone().into(), json!(sig).into(), json!(sig).into()], "mpp/credential-malformed"),
+        (vec![wire.into(), json!(sig).into(), json!(sig).into()], "mpp/credential-malformed"),
         (vec![], "mpp/credential-malformed"),
     ] {
         let got = unsigned.complete(&answers, &c.chosen).map(|c| c.payment_value());

@@ -54,6 +54,24 @@ pub(crate) fn is_hex_bytes(text: &str, low: usize, high: usize) -> bool {
         && digits.bytes().all(|b| b.is_ascii_hexdigit())
 }
 
+/// The decoded request of a session challenge on `method`, read without the opening's checks (the seller issues a
+/// within challenge with its own id and the channel named): an object with a string `request`
+/// (`mpp/credential-malformed`), of intent `session` and method `method` (`mpp/not-this-pairing`), whose request
+/// decodes and whose `methodDetails`, where present, is an object (`mpp/request-malformed`).
+pub(crate) fn session_request(challenge: Option<&Value>, method: &str) -> Result<Map<String, Value>, Refusal> {
+    let c = challenge.and_then(Value::as_object).ok_or_else(malformed)?;
+    let request = c.member("request").and_then(Value::as_str).ok_or_else(malformed)?;
+    let text = |k: &str| c.member(k).and_then(Value::as_str);
+    if text("intent") != Some("session") || text("method") != Some(method) {
+        return Err(Refusal::mpp(Reason::NotThisPairing));
+    }
+    let request = B64Json::new(request).object().ok_or(Refusal::mpp(Reason::RequestMalformed))?;
+    if request.member("methodDetails").is_some_and(|d| !d.is_object()) {
+        return Err(Refusal::mpp(Reason::RequestMalformed));
+    }
+    Ok(request)
+}
+
 /// What a challenge of the within document says of a channel.
 pub(crate) enum Names {
     /// Not a session challenge of this pairing, or one whose channel or terms cannot be read: passed over.

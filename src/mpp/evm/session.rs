@@ -45,7 +45,7 @@ pub(crate) const ID: &str = "mpp/session/evm";
 pub(crate) static PAIRING: SessionEvm = SessionEvm;
 
 /// The intent a quote names.
-pub(super) const INTENT: &str = "session";
+pub(crate) const INTENT: &str = "session";
 
 const DEPOSIT: InputSpec = InputSpec::required(
     "deposit",
@@ -53,7 +53,7 @@ const DEPOSIT: InputSpec = InputSpec::required(
     "What the opening locks in the channel, in the token's atomic units (above 0, below 2^128).",
 )
 .with_format(InputFormat::Decimal);
-const AUTHORIZED_SIGNER: InputSpec = InputSpec::optional(
+pub(crate) const AUTHORIZED_SIGNER: InputSpec = InputSpec::optional(
     "authorizedSigner",
     InputType::String,
     "The address whose key signs the channel's vouchers; the payer's own key where absent.",

@@ -6,16 +6,18 @@
 //! [`crate::mpp::session_within`]'s.
 
 use ruint::aliases::{U256, U512};
-use serde_json::{Map, Value};
+use serde_json::Value;
 
 use super::session::{ID, INTENT, SessionEvm, with_opening};
 use crate::decline::Declined;
 use crate::hash::AtrHash;
 use crate::json::{Member, Object};
+use crate::mpp::challenge::details_of;
 use crate::mpp::credential::echoed_for;
 use crate::mpp::methods::EVM_SESSION;
-use crate::mpp::session_within::{InChannel, Names, SessionWithin, payload_of, plan_within, within_echo};
-use crate::mpp::values::B64Json;
+use crate::mpp::session_within::{
+    InChannel, Names, SessionWithin, payload_of, plan_within, session_request, within_echo,
+};
 use crate::pairing::{Channel, ChannelKind, ChannelRef, Quote, WithinArgs, WithinPlan};
 use crate::rail::evm::session::voucher_typed_data;
 use crate::rail::evm::session::{SessionKind, SessionParams, channel_of, kind_of, named_channel};
@@ -34,19 +36,8 @@ fn malformed() -> Refusal {
 /// of intent `session` and method `evm` (`mpp/not-this-pairing`), whose request decodes and whose `methodDetails`,
 /// where present, is an object (`mpp/request-malformed`), then [`SessionParams::of`]'s checks. `f` reads the details.
 fn with_params<R>(challenge: Option<&Value>, f: impl FnOnce(SessionParams<'_>, &Object) -> R) -> Result<R, Refusal> {
-    let c = challenge.and_then(Value::as_object).ok_or_else(malformed)?;
-    let request = c.member("request").and_then(Value::as_str).ok_or_else(malformed)?;
-    let text = |k: &str| c.member(k).and_then(Value::as_str);
-    if text("intent") != Some("session") || text("method") != Some("evm") {
-        return Err(Refusal::mpp(Reason::NotThisPairing));
-    }
-    let request = B64Json::new(request).object().ok_or(Refusal::mpp(Reason::RequestMalformed))?;
-    let empty = Map::new();
-    let details = match request.member("methodDetails") {
-        None => &empty,
-        Some(Value::Object(d)) => d,
-        Some(_) => return Err(Refusal::mpp(Reason::RequestMalformed)),
-    };
+    let request = session_request(challenge, "evm")?;
+    let details = details_of(&request);
     let params = SessionParams::of(details).map_err(Refusal::mpp)?;
     Ok(f(params, details))
 }

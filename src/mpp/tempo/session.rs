@@ -26,13 +26,13 @@ use serde_json::{Map, Value};
 use crate::codec::{hex_bytes, to_hex};
 use crate::hash::AtrHash;
 use crate::json::{Member, Object};
-use crate::mpp::challenge::{Method, Parts};
+use crate::mpp::challenge::{Method, Parts, details_of};
 use crate::mpp::credential::{Credential, Echoed, did_pkh, echoed_for};
-use crate::mpp::evm::session::{authorized_signer, deposit_form};
+use crate::mpp::evm::session::{AUTHORIZED_SIGNER, INTENT, authorized_signer, deposit_form};
 use crate::mpp::network::session_chain;
 use crate::mpp::pieces::{Held, Piece};
-use crate::mpp::session_within::{MAX_SIGNATURE, SHORTEST_SIGNATURE, is_hex_bytes};
-use crate::mpp::values::{B64Json, has, is_address};
+use crate::mpp::session_within::{MAX_SIGNATURE, SHORTEST_SIGNATURE, is_hex_bytes, session_request};
+use crate::mpp::values::{has, is_address};
 use crate::pairing::{
     Advertised, Channel, ChooseContext, Chosen, Completion, InputFormat, InputSpec, InputType, Pairing, Quote, Unsigned,
 };
@@ -54,21 +54,12 @@ pub(crate) const ID: &str = "mpp/session/tempo";
 pub(crate) static PAIRING: SessionTempo = SessionTempo;
 /// The Tempo session: `session` on `tempo`.
 pub(crate) static TEMPO_SESSION: Method = Method { intent: "session", method: "tempo", offers: tempo_session };
-/// The intent a quote names.
-pub(super) const INTENT: &str = "session";
-
 const DEPOSIT: InputSpec = InputSpec::required(
     "deposit",
     InputType::String,
     "What the opening locks in the channel, in the token's atomic units (above 0, below 2^96 on v2, 2^128 on v1).",
 )
 .with_format(InputFormat::Decimal);
-const AUTHORIZED_SIGNER: InputSpec = InputSpec::optional(
-    "authorizedSigner",
-    InputType::String,
-    "The address whose key signs the channel's vouchers; the payer's own key where absent.",
-)
-.with_format(InputFormat::Hex(20));
 
 /// The buyer's inputs an opening takes.
 pub(crate) const INPUTS: [InputSpec; 2] = [DEPOSIT, AUTHORIZED_SIGNER];
@@ -146,19 +137,8 @@ impl Params {
 /// and method `tempo` (`mpp/not-this-pairing`), whose request decodes and whose `methodDetails`, where present, is an
 /// object (`mpp/request-malformed`), then [`session_chain`]'s checks (4217 for a v1 session naming no chain).
 pub(super) fn params_of(challenge: Option<&Value>) -> Result<Params, Refusal> {
-    let c = challenge.and_then(Value::as_object).ok_or_else(malformed)?;
-    let request = c.member("request").and_then(Value::as_str).ok_or_else(malformed)?;
-    let text = |k: &str| c.member(k).and_then(Value::as_str);
-    if text("intent") != Some("session") || text("method") != Some("tempo") {
-        return Err(Refusal::mpp(Reason::NotThisPairing));
-    }
-    let request = B64Json::new(request).object().ok_or(Refusal::mpp(Reason::RequestMalformed))?;
-    let empty = Map::new();
-    let details = match request.member("methodDetails") {
-        None => &empty,
-        Some(Value::Object(d)) => d,
-        Some(_) => return Err(Refusal::mpp(Reason::RequestMalformed)),
-    };
+    let request = session_request(challenge, "tempo")?;
+    let details = details_of(&request);
     let chain_id = session_chain("session", "tempo", details)?;
     let escrow = details.member("escrowContract").and_then(Value::as_str).unwrap_or_default().to_owned();
     Ok(Params {

@@ -8,11 +8,12 @@ use alloy_primitives::B256;
 use ruint::aliases::{U256, U512};
 use serde_json::Value;
 
-use super::session::{ID, INTENT, Params, SessionTempo, TEMPO_SESSION, descriptor_of, opened, params_of, tempo};
+use super::session::{ID, Params, SessionTempo, TEMPO_SESSION, descriptor_of, opened, params_of, tempo};
 use crate::decline::Declined;
 use crate::hash::AtrHash;
 use crate::json::Member;
 use crate::mpp::credential::{credential_shape, echoed_for};
+use crate::mpp::evm::session::INTENT;
 use crate::mpp::session_within::{InChannel, Names, SessionWithin, payload_of, plan_within, within_echo};
 use crate::pairing::{Channel, ChannelKind, ChannelRef, Quote, WithinArgs, WithinPlan};
 use crate::rail::evm::session::{EvmAddress, escrow_voucher_typed_data};
