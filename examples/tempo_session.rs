@@ -11,89 +11,27 @@
 //!
 //! Run: `cargo run --example tempo_session`
 
+#[path = "support/session_seller.rs"]
+mod session_seller;
+
 use alloy_primitives::{Bytes, U256, keccak256};
-use base64::Engine as _;
 use serde_json::{Map, Value, json};
-use terms::pairing::ChannelHold;
+use session_seller::{NOW, SessionSeller, pay_then_close, show};
 use terms::rail::tempo::transaction::{EMPTY_LIST, TempoCall, TempoTransaction};
 use terms::{
-    Answer, AtrHash, BoxFuture, FixedClock, LocalSigner, Options, Refund, Signer, SignerError, SigningRequest,
-    TransactOutcome, atr_hash, open_channel, record_charge, transact, within,
+    Answer, BoxFuture, FixedClock, LocalSigner, Options, Signer, SignerError, SigningRequest, TransactOutcome,
+    open_channel, transact,
 };
-use terms::{Body, Fetch, FetchError, Request, Response};
 
 /// Anvil's published development key #0: the payer.
 const ANVIL_KEY_0: &str = "0xac0974bec39a17e36ba4a6b4d238ff944bacb478cbed5efcae784d7bf4f2ff80";
 /// Tempo Moderato.
 const CHAIN: u64 = 42_431;
-/// The time the example runs at, and a minute later, when the opening's challenge expires.
-const NOW: u64 = 1_790_000_000;
-const EXPIRES: &str = "2026-09-21T14:14:20Z";
 /// pathUSD, the TIP-20 the channel holds (and the fee token).
 const PATH_USD: &str = "0x20c0000000000000000000000000000000000000";
 /// The TIP-20 channel reserve (TIP-1034), Tempo's v2 session escrow.
 const ESCROW: &str = "0x4D50500000000000000000000000000000000000";
 const DEPOSIT: u64 = 10_000_000;
-
-fn b64u_json(value: &Value) -> String {
-    let text = terms::json::canonical(value).unwrap_or_default();
-    base64::engine::general_purpose::URL_SAFE_NO_PAD.encode(text.as_bytes())
-}
-
-/// The stand-in seller: its terms, and a challenge per request.
-struct Seller {
-    atr: Vec<u8>,
-}
-
-impl Seller {
-    fn h(&self) -> AtrHash {
-        atr_hash(&self.atr)
-    }
-
-    fn link(&self) -> String {
-        format!("https://atr.seller.example/{}", self.h())
-    }
-
-    /// The `WWW-Authenticate` value for one request: a v2 session on the reserve at `price`. The first names no
-    /// channel and carries H (in its id, `base64url(H).0`, and its opaque); a later one names the held channel.
-    fn challenge(&self, price: &str, channel: Option<&str>) -> String {
-        let mut details = json!({"chainId": CHAIN, "escrowContract": ESCROW, "sessionProtocol": "v2"});
-        if let (Some(channel), Some(d)) = (channel, details.as_object_mut()) {
-            d.insert("channelId".into(), json!(channel));
-        }
-        let request = json!({
-            "amount": price,
-            "currency": PATH_USD,
-            "recipient": "0x742d35Cc6634C0532925a3b844Bc9e7595f8fE00",
-            "methodDetails": details,
-        });
-        let opaque = json!({"legalContext": format!("lcp:sha256:{}", self.h()), "legalContextUrl": self.link()});
-        let id = match channel {
-            None => terms::mpp::challenge_id(&self.h(), 0).unwrap_or_default(),
-            Some(_) => format!("session-{price}"),
-        };
-        format!(
-            r#"Payment id="{id}", realm="api.seller.example", method="tempo", intent="session", request="{}", expires="{EXPIRES}", opaque="{}""#,
-            b64u_json(&request),
-            b64u_json(&opaque),
-        )
-    }
-
-    fn offer(&self, price: &str, channel: Option<&str>) -> Result<Value, terms::mpp::ChallengeError> {
-        terms::mpp::decode_challenges(&[self.challenge(price, channel).as_str()])
-    }
-}
-
-impl Fetch for Seller {
-    fn get<'a>(&'a self, request: Request<'a>) -> BoxFuture<'a, Result<Response, FetchError>> {
-        Box::pin(async move {
-            if request.url != self.link() {
-                return Ok(Response::new(404, vec![], Body::empty()));
-            }
-            Ok(Response::new(200, vec![], Body::from_bytes(self.atr.clone())))
-        })
-    }
-}
 
 /// The payer's Tempo wallet: it signs a `tempo-call` as one 0x76 transaction (fees in pathUSD, an expiring nonce,
 /// valid until the request's `validBefore`) and every EIP-712 voucher with the same key.
@@ -151,19 +89,14 @@ impl Signer for TempoWallet {
     }
 }
 
-fn show(step: &str, payment: &Value, hold: &ChannelHold) {
-    let action = payment.pointer("/payload/action").and_then(Value::as_str).unwrap_or("?");
-    let cumulative = payment.pointer("/payload/cumulativeAmount").and_then(Value::as_str).unwrap_or("?");
-    println!(
-        "{step:<24} {action:<8} voucher cumulative {cumulative:>4}   hold: charged {:>4}, signedMax {:>4}",
-        hold.charged, hold.signed_max
-    );
-}
-
 #[tokio::main(flavor = "current_thread")]
 async fn main() -> Result<(), Box<dyn std::error::Error>> {
-    let seller = Seller {
+    let seller = SessionSeller {
         atr: br#"{"atrVersion":"1","seller":{"note":"Per-request quotes, billed in a Tempo session."}}"#.to_vec(),
+        method: "tempo",
+        currency: PATH_USD,
+        recipient: "0x742d35Cc6634C0532925a3b844Bc9e7595f8fE00",
+        details: json!({"chainId": CHAIN, "escrowContract": ESCROW, "sessionProtocol": "v2"}),
     };
     let wallet = TempoWallet { key: LocalSigner::from_hex(ANVIL_KEY_0, CHAIN)? };
     let pairing = terms::pairing("mpp/session/tempo")?;
@@ -178,7 +111,7 @@ async fn main() -> Result<(), Box<dyn std::error::Error>> {
     };
     let opening = opened.signed.as_ref().ok_or("the opening")?.to_value();
     // Keep the hold (plain serde JSON) and always pass the latest one back.
-    let mut hold = open_channel(&opened.bytes, &opening, pairing, opened.landed.as_ref())?;
+    let hold = open_channel(&opened.bytes, &opening, pairing, opened.landed.as_ref())?;
     let salt = opening.pointer("/payload/descriptor/salt").and_then(Value::as_str).unwrap_or("?");
     println!("H:               {}", seller.h());
     println!("channel id:      {} on {}", hold.channel, hold.network);
@@ -186,25 +119,6 @@ async fn main() -> Result<(), Box<dyn std::error::Error>> {
     println!("salt == H:       {}", salt == hold.h);
     show("open", &opening, &hold);
 
-    // Three requests: only the price comes from each challenge; the ATR, H and the channel come from the hold.
-    for (request, price) in [(1, "100"), (2, "100"), (3, "250")] {
-        let offer = seller.offer(price, Some(&hold.channel))?;
-        let paid = within(&offer, &hold, pairing, &wallet, None, &Options::new()).await?;
-        if paid.signed.pointer("/payload/channelId") != Some(&json!(hold.channel)) {
-            return Err("every voucher signs the channel salted with H".into());
-        }
-        show(&format!("voucher (request {request})"), &paid.signed, &paid.hold);
-        let charged = paid.hold.signed_max.clone();
-        hold = record_charge(&paid.hold, &charged)?;
-        show(&format!("  seller charged {charged}"), &paid.signed, &hold);
-    }
-
-    // The close: the final voucher claims the recorded charge, and the rest of the deposit goes back.
-    let offer = seller.offer("250", Some(&hold.channel))?;
-    let closed = within(&offer, &hold, pairing, &wallet, Some(&Refund::close()), &Options::new()).await?;
-    show("close", &closed.signed, &closed.hold);
-    let claimed: u64 =
-        closed.signed.pointer("/payload/cumulativeAmount").and_then(Value::as_str).unwrap_or("0").parse()?;
-    println!("unclaimed:       {} of the {DEPOSIT} deposit goes back to the payer", DEPOSIT - claimed);
-    Ok(())
+    // Three requests in the channel, then the close.
+    pay_then_close(&seller, pairing, &wallet, hold, &[(1, "100"), (2, "100"), (3, "250")], DEPOSIT).await
 }
