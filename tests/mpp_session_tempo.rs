@@ -271,16 +271,7 @@ fn b2_the_plant_declines_before_the_signer() {
 fn b6_check_over_the_files_payment() {
     let r = row("B6");
     assert_eq!(r["pairing"], ID);
-    for (case, want) in r["input"]["check"].as_array().unwrap().iter().zip(r["expect"].as_array().unwrap()) {
-        let got = check(&hex(case["bytesHex"].as_str().unwrap()), &r["input"]["presented"], pairing());
-        match want.get("h") {
-            Some(h) => assert_eq!(got.unwrap().h.to_hex(), h.as_str().unwrap()),
-            None => {
-                let want: DeclineCode = serde_json::from_value(want["decline"].clone()).unwrap();
-                assert_eq!(got.unwrap_err().code, want);
-            }
-        }
-    }
+    support::b6_checks(&r, pairing());
 }
 
 /// TS1 and TS2: the build's `open` call (its length and selector, and the fixed values at their words), and the
