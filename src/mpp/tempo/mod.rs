@@ -11,9 +11,9 @@
 
 pub(crate) mod memo;
 pub(crate) mod push;
-pub(crate) mod subscription;
 pub(crate) mod session;
 mod session_channel;
+pub(crate) mod subscription;
 
 use alloy_primitives::{Address, B256, U256};
 use serde_json::Value;
