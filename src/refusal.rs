@@ -270,6 +270,13 @@ reasons! {
     WitnessNotBound => "witness-not-bound",
     /// Tempo: a key authorization for another key id, key type or chain than the challenge's access key.
     KeyNotAuthorized => "key-not-authorized",
+    /// Tempo: the session opening's transaction holds no `open` call of the challenge's escrow version to its escrow.
+    OpenNotFound => "open-not-found",
+    /// Tempo: the session opening's transaction holds more than one `open` call to the escrow.
+    OpenAmbiguous => "open-ambiguous",
+    /// Tempo: a v2 session payment's `descriptor` does not give its channel id, or names another party, hash or
+    /// operator than the opening transaction and the challenge.
+    DescriptorMismatch => "descriptor-mismatch",
 }
 
 impl fmt::Display for Reason {
@@ -476,6 +483,9 @@ mod tests {
         (Reason::NoWitness, "tempo/no-witness"),
         (Reason::WitnessNotBound, "tempo/witness-not-bound"),
         (Reason::KeyNotAuthorized, "tempo/key-not-authorized"),
+        (Reason::OpenNotFound, "tempo/open-not-found"),
+        (Reason::OpenAmbiguous, "tempo/open-ambiguous"),
+        (Reason::DescriptorMismatch, "tempo/descriptor-mismatch"),
     ];
 
     #[test]

@@ -192,6 +192,8 @@ fn implementation(id: &str) -> Option<&'static dyn Pairing> {
         crate::mpp::tempo::push::PUSH => Some(&crate::mpp::tempo::push::PAIRING),
         #[cfg(all(feature = "mpp", feature = "tempo"))]
         crate::mpp::tempo::subscription::ID => Some(&crate::mpp::tempo::subscription::PAIRING),
+        #[cfg(all(feature = "mpp", feature = "tempo"))]
+        crate::mpp::tempo::session::ID => Some(&crate::mpp::tempo::session::PAIRING),
         _ => None,
     }
 }
@@ -345,6 +347,9 @@ mod tests {
         // The Tempo charges: the client id their attribution memo names.
         #[cfg(all(feature = "mpp", feature = "tempo"))]
         want.extend(["mpp/charge/tempo/memo", "mpp/charge/tempo/push"]);
+        // The Tempo session: its deposit and authorized signer.
+        #[cfg(all(feature = "mpp", feature = "tempo"))]
+        want.push("mpp/session/tempo");
         want.sort_by_key(|id| REGISTRY.iter().position(|e| e.id == *id));
         assert_eq!(takers, want);
     }

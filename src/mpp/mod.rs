@@ -44,6 +44,8 @@ pub(crate) mod nearintents;
 pub(crate) mod network;
 pub(crate) mod pieces;
 mod receipt;
+#[cfg(feature = "evm")]
+pub(crate) mod session_within;
 pub(crate) mod stripe;
 #[cfg(feature = "tempo")]
 pub(crate) mod tempo;

@@ -393,6 +393,22 @@ pub fn plant_declines_before_the_signer(f: &Value, r: &Value, link: &str, pairin
     assert_eq!(signer.count() as u64, r["expect"]["signCalls"].as_u64().expect("signCalls"));
 }
 
+/// A vector file's B6 row: `check` over the row's payment with each of its byte strings gives the row's H, or its
+/// decline.
+pub fn b6_checks(r: &Value, pairing: &'static dyn Pairing) {
+    let cases = r["input"]["check"].as_array().expect("check");
+    for (case, want) in cases.iter().zip(r["expect"].as_array().expect("expect")) {
+        let got = terms::check(&hex(case["bytesHex"].as_str().expect("bytesHex")), &r["input"]["presented"], pairing);
+        match want.get("h") {
+            Some(h) => assert_eq!(got.expect("checked").h.to_hex(), h.as_str().expect("h")),
+            None => {
+                let want: terms::DeclineCode = serde_json::from_value(want["decline"].clone()).expect("decline");
+                assert_eq!(got.expect_err("declined").code, want);
+            }
+        }
+    }
+}
+
 /// What one call cost.
 #[derive(Clone, Copy, Debug)]
 pub struct Cost {

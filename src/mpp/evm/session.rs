@@ -28,6 +28,7 @@ use crate::json::Member;
 use crate::mpp::credential::{Credential, did_pkh, did_pkh_address, echoed_for};
 use crate::mpp::methods::EVM_SESSION;
 use crate::mpp::pieces::{Held, Piece};
+use crate::mpp::session_within::{MAX_SIGNATURE, SHORTEST_SIGNATURE, is_hex_bytes};
 use crate::pairing::{
     Advertised, Channel, ChooseContext, Chosen, Completion, InputFormat, InputSpec, InputType, Pairing, Quote, Unsigned,
 };
@@ -43,12 +44,8 @@ pub(crate) const ID: &str = "mpp/session/evm";
 /// The pairing.
 pub(crate) static PAIRING: SessionEvm = SessionEvm;
 
-/// The longest signature or signed value an answer may be: 8 KiB.
-pub(super) const MAX_SIGNATURE: usize = 8192;
-/// The shortest voucher signature, one byte: the first step's answer is measured with it, as the reference does.
-const SHORTEST_SIGNATURE: &str = "0x00";
 /// The intent a quote names.
-pub(super) const INTENT: &str = "session";
+pub(crate) const INTENT: &str = "session";
 
 const DEPOSIT: InputSpec = InputSpec::required(
     "deposit",
@@ -56,7 +53,7 @@ const DEPOSIT: InputSpec = InputSpec::required(
     "What the opening locks in the channel, in the token's atomic units (above 0, below 2^128).",
 )
 .with_format(InputFormat::Decimal);
-const AUTHORIZED_SIGNER: InputSpec = InputSpec::optional(
+pub(crate) const AUTHORIZED_SIGNER: InputSpec = InputSpec::optional(
     "authorizedSigner",
     InputType::String,
     "The address whose key signs the channel's vouchers; the payer's own key where absent.",
@@ -86,25 +83,25 @@ fn malformed() -> Refusal {
     refused(Reason::CredentialMalformed)
 }
 
-/// `0x` and an even number of hex digits, `low` to `high` bytes: a signature or a signed value as an answer gives it.
-pub(super) fn is_hex_bytes(text: &str, low: usize, high: usize) -> bool {
-    let Some(digits) = text.strip_prefix("0x") else { return false };
-    digits.len() % 2 == 0
-        && digits.len() <= 2 * high
-        && digits.len() / 2 >= low
-        && digits.bytes().all(|b| b.is_ascii_hexdigit())
-}
-
 /// The pairing `mpp/session/evm`.
 #[derive(Debug, Clone, Copy, Default)]
 pub(crate) struct SessionEvm;
 
 /// The choice's `deposit` as the reference revives it before the build: absent is `None` (the build refuses it as
 /// `mpp/input-malformed`); present, it is a decimal string of 1 to 78 digits, else `mpp/choice-malformed`.
-fn deposit_form(chosen: &Chosen) -> Result<Option<U512>, Refusal> {
+pub(crate) fn deposit_form(chosen: &Chosen) -> Result<Option<U512>, Refusal> {
     match chosen.build_input.member(DEPOSIT.name) {
         None => Ok(None),
         Some(d) => d.as_str().and_then(decimal::parse).map(Some).ok_or(refused(Reason::ChoiceMalformed)),
+    }
+}
+
+/// The choice's `authorizedSigner`: absent or `null` for the payer's own key (the zero address), else an address
+/// (`mpp/input-malformed`).
+pub(crate) fn authorized_signer<'h>(held: &'h Held<'_>) -> Result<EvmAddress<'h>, Refusal> {
+    match held.input(AUTHORIZED_SIGNER.name) {
+        None | Some(Value::Null) => Ok(EvmAddress::ZERO),
+        Some(named) => EvmAddress::of(named).ok_or(refused(Reason::InputMalformed)),
     }
 }
 
@@ -132,10 +129,7 @@ fn opening_choice<'h>(held: &'h Held<'_>, deposit: Option<U512>) -> Result<Openi
     let input_malformed = || refused(Reason::InputMalformed);
     let payer = held.payer().and_then(EvmAddress::parse).ok_or_else(input_malformed)?;
     let deposit = deposit.and_then(|d| u128::try_from(d).ok()).filter(|d| *d > 0).ok_or_else(input_malformed)?;
-    let signer = match held.input(AUTHORIZED_SIGNER.name) {
-        None | Some(Value::Null) => EvmAddress::ZERO,
-        Some(named) => EvmAddress::of(named).ok_or_else(input_malformed)?,
-    };
+    let signer = authorized_signer(held)?;
     let terms = SessionTerms::offered(held.checked.request(), held.checked.details()).map_err(refused)?;
     let asked = match held.input(CREDENTIAL_TYPE.name) {
         None | Some(Value::Null) => None,

@@ -6,9 +6,13 @@
 //! ([`subscription`]) answers a key authorization whose witness is H, signed by the payer's root key.
 //!
 //! The filter of `charge` on `tempo` is written here, beside its build, on the Tempo rail ([`crate::rail::tempo`]).
+//! The session `mpp/session/tempo` ([`session`]) opens a channel on a Tempo session escrow with a signed transaction
+//! whose `open` call is salted with H, and pays within it by vouchers.
 
 pub(crate) mod memo;
 pub(crate) mod push;
+pub(crate) mod session;
+mod session_channel;
 pub(crate) mod subscription;
 
 use alloy_primitives::{Address, B256, U256};

@@ -87,8 +87,9 @@ pub struct SessionChannel<'a> {
     pub chain_id: u64,
 }
 
-/// `keccak256(abi.encode(payer, payee, token, salt, authorizedSigner, escrow, chainId))`.
-pub(super) fn channel_id(
+/// `keccak256(abi.encode(payer, payee, token, salt, authorizedSigner, escrow, chainId))`: also the channel id of
+/// Tempo's v1 session escrow, read from an opening transaction's sender and call.
+pub fn channel_id(
     payer: Address,
     payee: Address,
     token: Address,

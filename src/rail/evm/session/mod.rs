@@ -22,7 +22,10 @@ mod typed;
 #[cfg(test)]
 mod tests;
 
-pub use channel::{APPROVE_SELECTOR, Call, EvmAddress, OPEN_CALL_BYTES, OPEN_SELECTOR, SessionChannel};
+pub use channel::{
+    APPROVE_SELECTOR, Call, EvmAddress, OPEN_CALL_BYTES, OPEN_SELECTOR, SessionChannel,
+    channel_id as session_channel_id,
+};
 pub use landed::{
     FailedWhy, Finality, Log, Marks, OpenCall, PendingWhy, Read, Receipt, Status, TRANSFER_TOPIC, Transaction,
     TransferIdentity, TransferLog, hash_opening_status, receipt_status, transfer_digest,
@@ -32,7 +35,8 @@ pub use payload::{
 };
 pub use terms::{Funding, SessionParams, SessionTerms, named_channel};
 pub use typed::{
-    ESCROW_DOMAIN_NAME, ESCROW_DOMAIN_VERSION, OPEN_WITNESS_TYPE, TokenDomain, voucher_parts, voucher_typed_data,
+    ESCROW_DOMAIN_NAME, ESCROW_DOMAIN_VERSION, OPEN_WITNESS_TYPE, TokenDomain, VoucherDomain,
+    escrow_voucher_typed_data, voucher_parts, voucher_typed_data,
 };
 
 /// The escrow's calls and the structs the payer signs, as `sol!` static definitions: the source of the calldata and of

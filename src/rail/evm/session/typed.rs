@@ -44,16 +44,44 @@ fn escrow_domain(chain_id: u64, escrow: &EvmAddress<'_>) -> Eip712Domain {
 /// first voucher (`cumulative` 0) and every later payment. The amount is a decimal string; the types list
 /// `EIP712Domain` first, as every typed data the crate builds.
 pub fn voucher_typed_data(chain_id: u64, escrow: &EvmAddress<'_>, channel_id: &B256, cumulative: u128) -> TypedData {
+    escrow_voucher_typed_data(VoucherDomain::EVM, chain_id, escrow, channel_id, cumulative)
+}
+
+/// An escrow's voucher domain: its EIP-712 name (version 1) and the width of the amount its `Voucher` signs. The EVM
+/// session's escrow and Tempo's two session escrows sign the same `Voucher(bytes32 channelId, uint<width>
+/// cumulativeAmount)` under their own names.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct VoucherDomain {
+    /// The domain's `name`.
+    pub name: &'static str,
+    /// The Solidity type of `cumulativeAmount`, e.g. `uint128`.
+    pub amount_type: &'static str,
+}
+
+impl VoucherDomain {
+    /// The EVM session escrow's: "EVM Payment Channel", `uint128`.
+    pub const EVM: Self = Self { name: ESCROW_DOMAIN_NAME, amount_type: "uint128" };
+}
+
+/// A voucher under `domain` (version 1, the chain, the escrow as verifying contract): the typed data of
+/// [`voucher_typed_data`] for any escrow that signs the same `Voucher` struct.
+pub fn escrow_voucher_typed_data(
+    domain: VoucherDomain,
+    chain_id: u64,
+    escrow: &EvmAddress<'_>,
+    channel_id: &B256,
+    cumulative: u128,
+) -> TypedData {
     TypedData {
         domain: object(json!({
-            "name": ESCROW_DOMAIN_NAME,
+            "name": domain.name,
             "version": ESCROW_DOMAIN_VERSION,
             "chainId": chain_id,
             "verifyingContract": escrow.text(),
         })),
         types: types(&[
             ("EIP712Domain", EIP712_DOMAIN),
-            ("Voucher", &[("channelId", "bytes32"), ("cumulativeAmount", "uint128")]),
+            ("Voucher", &[("channelId", "bytes32"), ("cumulativeAmount", domain.amount_type)]),
         ]),
         primary_type: "Voucher".into(),
         message: object(json!({"channelId": channel_id.to_string(), "cumulativeAmount": cumulative.to_string()})),
