@@ -2,7 +2,7 @@
 //! computes them on the reference's side: `{"$sign": {key, edit}}`, an EIP-712 signature (a batch's list) edited, or
 //! for a `solana-message` request the key as an ed25519 seed's signature of the message;
 //! `{"$tx": {...}}`, an EIP-1559 transaction of an `evm-call` request's call; `{"$gateway": {answer, keepSalt}}`, a
-//! Gateway client's answer with its burn intent's salt derived; `$tempo` and `$pushed`, the Tempo charges' answers
+//! Gateway client's answer with its burn intent's salt derived; `$tempo`, `$pushed` and `$digest`, the Tempo answers
 //! (`tempo.rs`); anything else, the answer as given. And the case's wallet for `transact`.
 
 use alloy_primitives::B256;
@@ -207,6 +207,7 @@ pub(crate) fn answer_of(spec: &Value, request: Option<&SigningRequest>) -> Value
         "$gateway" => gateway_answer(inner, request),
         "$tempo" => crate::tempo::signed_tempo(inner, request).unwrap_or(Value::Null),
         "$pushed" => crate::tempo::pushed(inner, request).unwrap_or(Value::Null),
+        "$digest" => crate::tempo::signed_digest(inner, request).unwrap_or(Value::Null),
         _ => spec.clone(),
     }
 }

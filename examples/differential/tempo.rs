@@ -1,7 +1,8 @@
 //! The Tempo answers of the differential test on the crate's side, as `scripts/differential/peer_tempo.py` computes
 //! them on the reference's (`scripts/differential/mpp_tempo.py` names the edits): `$tempo`, a 0x76 transaction of a
 //! `tempo-call` or `tempo-calls` request's calls, written by the Tempo rail and signed by the local key; `$pushed`, a
-//! broadcasting signer's `{hash, landed}`. Each is `None` for a request of another kind.
+//! broadcasting signer's `{hash, landed}`; `$digest`, the key's signature of a request's `digest`. Each is `None` for a
+//! request of another kind.
 
 use alloy_primitives::{Address, Bytes, U256, keccak256};
 use serde_json::{Map, Value, json};
@@ -180,4 +181,12 @@ pub(crate) fn pushed(spec: &Value, request: Option<&SigningRequest>) -> Option<V
         "landed-not-object" => json!({"hash": hash, "landed": [landed]}),
         _ => json!({"hash": hash, "landed": landed}),
     })
+}
+
+/// A `$digest` answer: the spec's key's signature of the request's `digest` (a key authorization's, which the root
+/// key signs), then the edit; `None` for a request with no 32-byte `0x` hex digest.
+pub(crate) fn signed_digest(spec: &Value, request: Option<&SigningRequest>) -> Option<Value> {
+    let digest: [u8; 32] = bytes(request?.fields()?.get("digest"))?.try_into().ok()?;
+    let signature = local(spec.get("key")?.as_str()?)?.sign_digest(&digest).ok()?;
+    Some(edit_signature(&signature, spec.get("edit").and_then(Value::as_str).unwrap_or("none")))
 }

@@ -15,8 +15,10 @@ What is normalised, and why (nothing else is):
     ints; the crate writes them as decimal strings, the wallet convention (eth_signTypedData_v4 takes both, and a JSON
     number loses precision past 2^53 in most wallets). This is the crate's one documented difference in the request
     form. Before comparing, each int the reference wrote in a typedData.message member whose declared EIP-712 type is
-    an integer type becomes its decimal string; so does the erc7710 request's `amount` (its uint256). Nothing else in
-    a request is touched: a chainId, a string, a member order that differ are differences.
+    an integer type becomes its decimal string; so does the erc7710 request's `amount` (its uint256), and a Tempo key
+    authorization's `limit` (a uint256) at or past 2^64, which the crate writes as a decimal string because no JSON
+    number it writes holds it exactly (below 2^64 both write a number). Nothing else in a request is touched: a
+    chainId, a string, a member order that differ are differences.
  2. The spelling of a JSON number with a fraction or an exponent (a float) inside the payments and documents the
     outcomes carry as compact JSON text. Python's float repr and serde_json's writer (ryu) both write the shortest
     digits that round-trip to the same double, but choose the plain or the exponent form at different thresholds and
@@ -38,11 +40,12 @@ What is normalised, and why (nothing else is):
     JSON value holds an infinity, JSON.stringify (and the reference's own wire writer, js_json) writes it as null, and
     the crate holds it as null. So Infinity, -Infinity and NaN tokens become null, only when the texts differ.
 
- 5. The MPP session's voucher request (`mpp/session/evm`, the second step's typed data, primaryType Voucher): the
-    crate's `types` list `EIP712Domain`, the reference's leave it out (eth_signTypedData_v4 derives it from the
-    domain either way: the same digest). Where the reference's voucher has no `EIP712Domain` and the crate's is
-    exactly the one its domain's members make (name, version, chainId, verifyingContract, in EIP-712's order), it is
-    dropped and the typed data's members are read in the reference's order; nothing else in it is touched.
+ 5. The MPP sessions' voucher request (`mpp/session/evm` and `mpp/session/tempo`, the second step's typed data,
+    primaryType Voucher): the crate's `types` list `EIP712Domain`, the reference's leave it out
+    (eth_signTypedData_v4 derives it from the domain either way: the same digest). Where the reference's voucher
+    has no `EIP712Domain` and the crate's is exactly the one its domain's members make (name, version, chainId,
+    verifyingContract, in EIP-712's order), it is dropped and the typed data's members are read in the reference's
+    order; nothing else in it is touched.
 
 MPP outcomes carry, beside the x402 ones: `headers`, the challenge list each side read from the case's
 `WWW-Authenticate` values (the crate with terms::mpp::decode_challenges, the reference side with mpp_header.py, the
@@ -140,6 +143,14 @@ def norm_request(request):
         return dict(request, requests=[norm_request(r) for r in request["requests"]])
     if kind == "erc7710" and is_int(request.get("amount")):
         return dict(request, amount=str(request["amount"]))
+    if kind == "tempo-key-authorization" and isinstance(request.get("authorization"), dict):
+        a = request["authorization"]
+        limits = a.get("limits")
+        if isinstance(limits, list):
+            wide = lambda v: is_int(v) and v >= 2**64  # noqa: E731
+            limits = [dict(x, limit=str(x["limit"])) if isinstance(x, dict) and wide(x.get("limit")) else x
+                      for x in limits]
+            return dict(request, authorization=dict(a, limits=limits))
     return request
 
 
@@ -432,7 +443,7 @@ def excluded(case, path, peer=None, ours=None):
         return "a confirm-only MPP build holds the choice before it refuses (ours)"
     if path and path[0] == "finish" and len(path) > 1 and isinstance(path[1], int):
         call = case.get("finish", [])[path[1]]
-        if len(call.get("answers", [])) >= 2 and case.get("pairing") != "mpp/session/evm":
+        if len(call.get("answers", [])) >= 2 and case.get("pairing") not in ("mpp/session/evm", "mpp/session/tempo"):
             return "finish given several answers (the crate's answers: &[Answer] typed form)"
     return None
 

@@ -47,7 +47,9 @@ PAIRINGS = [
     "mpp/charge/usdc/evm",
     "mpp/charge/usdc/gateway",
     "mpp/session/evm",
+    "mpp/session/tempo",
     "mpp/subscription/stripe",
+    "mpp/subscription/tempo",
 ]
 FILES = {
     "mpp/charge/card": "mpp-charge-card.json",
@@ -62,7 +64,9 @@ FILES = {
     "mpp/charge/usdc/evm": "mpp-charge-usdc-evm.json",
     "mpp/charge/usdc/gateway": "mpp-charge-usdc-gateway.json",
     "mpp/session/evm": "mpp-session-evm.json",
+    "mpp/session/tempo": "mpp-session-tempo.json",
     "mpp/subscription/stripe": "mpp-subscription-stripe.json",
+    "mpp/subscription/tempo": "mpp-subscription-tempo.json",
 }
 # The pairings whose payment is no public proof of H: their challenges name an agreement URL, paid first.
 AGREEMENT_FIRST = {
@@ -136,7 +140,9 @@ class Base:
         self.spec = {
             "realm": c["realm"], "method": c["method"], "intent": c["intent"],
             "request": json.loads(unb64u(c["request"])), "raw": c["request"],
-            "expires": c.get("expires"), "h": self.h, "position": 0, "link": self.link, "agreement": self.agreement,
+            "expires": c.get("expires"), "h": self.h, "link": self.link, "agreement": self.agreement,
+            # The subscription's id is base64url(H) alone; every other intent's carries the position.
+            "position": 0 if "." in c["id"] else None,
         }
         self.presented = copy.deepcopy(b6["input"]["presented"]) if b6 else None
         self.expires_unix = unix_of(c["expires"])
@@ -160,7 +166,12 @@ def place(spec):
         c["request"] = b64u(jcs(spec["request"]).encode())
     if spec.get("expires") is not None:
         c["expires"] = spec["expires"]
-    c["id"] = spec["id"] if "id" in spec else f"{h_body(spec['h'])}.{spec['position']}"
+    if "id" in spec:
+        c["id"] = spec["id"]
+    elif spec.get("position") is None:
+        c["id"] = h_body(spec["h"])
+    else:
+        c["id"] = f"{h_body(spec['h'])}.{spec['position']}"
     if "opaqueText" in spec:
         if spec["opaqueText"] is not None:
             c["opaque"] = spec["opaqueText"]
@@ -226,6 +237,10 @@ def default_answers(base, inputs=None):
         return [funding, sign()]
     if p in mpp_tempo.TEMPO:
         return mpp_tempo.default_answers(p, PAYER_KEY)
+    if p == mpp_tempo.SESSION:
+        return mpp_tempo.session_answers(PAYER_KEY, sign)
+    if p == mpp_tempo.SUBSCRIPTION:
+        return [mpp_tempo.digest(PAYER_KEY)]
     return []
 
 
@@ -236,6 +251,10 @@ def wallet_answers(base):
     """What the transact wallet answers beside its EIP-712 signatures, by request kind."""
     if base.pairing in mpp_tempo.TEMPO:
         return mpp_tempo.wallet_answers(base.pairing, PAYER_KEY)
+    if base.pairing == mpp_tempo.SESSION:
+        return {"tempo-call": mpp_tempo.tempo(PAYER_KEY)}
+    if base.pairing == mpp_tempo.SUBSCRIPTION:
+        return {"tempo-key-authorization": mpp_tempo.digest(PAYER_KEY)}
     out = {"evm-calls": SESSION_HASH}
     if base.pairing == "mpp/charge/evm/transaction":
         out["evm-call"] = tx(base)

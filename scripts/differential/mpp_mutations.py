@@ -242,6 +242,8 @@ FIELDS = {
         (("methodDetails",), [None, [], {}]),
     ],
     "tempo": mpp_tempo.FIELDS,
+    "tempo-session": mpp_tempo.SESSION_FIELDS,
+    "tempo-subscription": mpp_tempo.SUBSCRIPTION_FIELDS,
 }
 
 
@@ -258,6 +260,10 @@ def family(pairing):
         return "nearintents"
     if pairing in mpp_tempo.TEMPO:
         return "tempo"
+    if pairing == mpp_tempo.SESSION:
+        return "tempo-session"
+    if pairing == mpp_tempo.SUBSCRIPTION:
+        return "tempo-subscription"
     return "stripe"
 
 
@@ -565,6 +571,7 @@ INPUTS = {
 PAIRING_INPUTS = {
     mpp_tempo.MEMO: ["clientId", "clientId", "x"],
     mpp_tempo.PUSH: ["clientId", "clientId", "x"],
+    mpp_tempo.SESSION: ["deposit", "deposit", "authorizedSigner", "credentialType", "tokenDomain", "x"],
     "mpp/charge/evm/authorization": ["tokenDomain", "x"],
     "mpp/charge/usdc/evm": ["tokenDomain", "x"],
     "mpp/charge/evm/permit2": ["spender", "x"],
@@ -602,6 +609,8 @@ def answer_variants(rng, base):
     p = base.pairing
     if p in mpp_tempo.TEMPO:
         return mpp_tempo.answer_variants(rng, base, (PAYER_KEY, OTHER_KEY))
+    if p in (mpp_tempo.SESSION, mpp_tempo.SUBSCRIPTION):
+        return mpp_tempo.channel_answer_variants(rng, base, (PAYER_KEY, OTHER_KEY), sign)
     r = rng.random()
     if p in EIP712:
         if r < 0.5:

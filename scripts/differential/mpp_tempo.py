@@ -117,3 +117,84 @@ FIELDS = [
     (("methodDetails",), [None, [], {}, "x"]),
 ]
 CLIENT_IDS = [None, "agent-1", "", 5, "x" * 300, "\u00e9"]
+
+
+# --- mpp/session/tempo and mpp/subscription/tempo ------------------------------------------------------------------
+
+SESSION = "mpp/session/tempo"
+SUBSCRIPTION = "mpp/subscription/tempo"
+
+
+def digest(key, edit="none"):
+    """`{"$digest": {key, edit}}`: the key's secp256k1 signature of the request's `digest` (the key authorization's,
+    which the payer's root key signs), 65 bytes r || s || v with v 27 or 28, then the EIP-712 edits' edit."""
+    return {"$digest": {"key": key, "edit": edit}}
+
+
+def session_answers(key, sign, funding_edit="none", voucher=None):
+    """The session's two steps: the escrow open's 0x76 transaction, then the voucher's EIP-712 signature."""
+    return [tempo(key, funding_edit), voucher if voucher is not None else sign()]
+
+
+EIP712_EDITS = ["upper", "prefix-0X", "no-prefix", "drop-byte", "extra-byte", "odd", "v-low", "flip-r", "space",
+                "as-list", "as-object"]
+
+
+def channel_answer_variants(rng, base, keys, sign):
+    """One finish call's answers for the Tempo session or subscription: right, edited, by another key, literals."""
+    payer, other = keys
+    if base.pairing == SUBSCRIPTION:
+        r = rng.random()
+        if r < 0.5:
+            e = rng.choice(EIP712_EDITS)
+            return [digest(payer, e)], f"root signature {e}"
+        if r < 0.65:
+            return [digest(other)], "root signature by another key"
+        if r < 0.9:
+            lit = rng.choice(["0x", "", None, 5, [], {}, "0x" + "11" * 65, "0x" + "zz" * 65, "0x" + "ab" * 9000])
+            return [lit], f"root signature literal {json.dumps(lit)[:30]}"
+        return rng.choice([[], [digest(payer), digest(payer)]]), "answers of another count"
+    v = rng.choice(["funding edit", "funding edit", "voucher edit", "voucher other key", "funding only", "three",
+                    "none", "funding literal", "funding other key"])
+    if v == "funding edit":
+        e = rng.choice(TX_EDITS)
+        return session_answers(payer, sign, e), f"open transaction {e}"
+    if v == "voucher edit":
+        e = rng.choice(EIP712_EDITS)
+        return session_answers(payer, sign, voucher=sign(e)), f"voucher {e}"
+    if v == "voucher other key":
+        return session_answers(payer, sign, voucher=sign("none", other)), "voucher by another key"
+    if v == "funding only":
+        return [tempo(payer)], "the open transaction alone"
+    if v == "three":
+        return session_answers(payer, sign) + [sign()], "three answers"
+    if v == "none":
+        return [], "no answer"
+    if v == "funding other key":
+        return [tempo(other), sign()], "open transaction by another key"
+    lit = rng.choice(["0x76", "0x", None, 5, "0x" + "ab" * 32])
+    return [lit, sign()], f"open literal {json.dumps(lit)[:30]}"
+
+
+SESSION_FIELDS = [
+    (("amount",), AMOUNTS), (("currency",), ADDR), (("recipient",), ADDR),
+    (("methodDetails", "chainId"), [1, 42431, 4217, 0, -1, 1.5, "42431", 2**53, None]),
+    (("methodDetails", "escrowContract"), ADDR + ["0x4D50500000000000000000000000000000000000"]),
+    (("methodDetails", "sessionProtocol"), ["v1", "v2", "v3", "", None, 2]),
+    (("methodDetails", "operator"), ADDR),
+    (("methodDetails", "channelId"), ["0x" + "11" * 32, None, "x"]),
+    (("methodDetails",), [None, [], {}, "x"]),
+]
+SUBSCRIPTION_FIELDS = [
+    (("amount",), AMOUNTS), (("currency",), ADDR), (("recipient",), ADDR),
+    (("subscriptionExpires",), ["2026-12-20T00:00:00Z", "2026-12-20T00:00:00", "2020-01-01T00:00:00Z", "", None, 5,
+                                "2026-12-20T00:00:00.5Z", "9999-12-31T23:59:59Z"]),
+    (("periodCount",), ["30", "1", "0", "-1", "1.5", str(2**64), "", None, 30]),
+    (("periodUnit",), ["day", "week", "month", "", None, "DAY"]),
+    (("methodDetails", "chainId"), [1, 42431, 0, -1, "42431", 2**53, None]),
+    (("methodDetails", "accessKey", "accessKeyAddress"), ADDR + ["0x70997970C51812dc3A010C7d01b50e0d17dc79C8"]),
+    (("methodDetails", "accessKey", "keyType"), ["secp256k1", "p256", "webAuthn", "webauthn", "", None, 0]),
+    (("methodDetails", "accessKey"), [None, {}, "x", []]),
+    (("methodDetails",), [None, [], {}, "x"]),
+]
+DEPOSITS = [None, "0", "1", "10000000", str(2**96), str(2**96 - 1), str(2**128), "5e6", "", 5000000, "-1", "9" * 79]

@@ -57,7 +57,9 @@ BINDINGS = {
     "mpp/charge/usdc/evm": t.MPP_CHARGE_USDC_EVM,
     "mpp/charge/usdc/gateway": t.MPP_CHARGE_USDC_GATEWAY,
     "mpp/session/evm": t.MPP_SESSION_EVM,
+    "mpp/session/tempo": t.MPP_SESSION_TEMPO,
     "mpp/subscription/stripe": t.MPP_SUBSCRIPTION_STRIPE,
+    "mpp/subscription/tempo": t.MPP_SUBSCRIPTION_TEMPO,
 }
 
 
@@ -287,6 +289,8 @@ def answer_of(spec, request):
         return peer_tempo.signed_tempo(spec["$tempo"], request, edit_signature)
     if isinstance(spec, dict) and len(spec) == 1 and "$pushed" in spec:
         return peer_tempo.pushed(spec["$pushed"], request)
+    if isinstance(spec, dict) and len(spec) == 1 and "$digest" in spec:
+        return peer_tempo.signed_digest(spec["$digest"], request, edit_signature)
     return spec
 
 

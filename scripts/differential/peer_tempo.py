@@ -1,7 +1,8 @@
 """The Tempo answers of the differential test on the reference's side (examples/differential/tempo.rs computes the
 crate's the same way; scripts/differential/mpp_tempo.py names the edits): `$tempo`, a 0x76 transaction of a
 tempo-call or tempo-calls request's calls, RLP by pyrlp and signed by eth-account (both come with eth-account);
-`$pushed`, a broadcasting signer's `{hash, landed}`. Each returns None for a request of another kind."""
+`$pushed`, a broadcasting signer's `{hash, landed}`; `$digest`, the key's signature of a request's `digest`. Each
+returns None for a request of another kind."""
 
 import copy
 
@@ -127,3 +128,14 @@ def pushed(spec, request):
     if edit == "landed-not-object":
         return {"hash": h, "landed": [landed]}
     return {"hash": h, "landed": landed}
+
+
+def signed_digest(spec, request, edit_signature):
+    """`$digest`: the key's signature of the request's `digest` (a key authorization's, which the root key signs),
+    65 bytes r || s || v, v 27 or 28, then the edit; None for a request with no 32-byte `0x` hex digest."""
+    d = request.get("digest") if isinstance(request, dict) else None
+    raw = _bytes(d)
+    if raw is None or len(raw) != 32:
+        return None
+    signature = "0x" + bytes(Account.unsafe_sign_hash(raw, spec["key"]).signature).hex()
+    return edit_signature(signature, spec.get("edit", "none"))
