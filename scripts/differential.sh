@@ -16,7 +16,7 @@ cd "$(dirname "$0")/.."
 
 seed=1
 cases=3600      # x402, split over its eleven fixtures
-mpp_cases=2600  # MPP, split over its thirteen pairings
+mpp_cases=3000  # MPP, split over its fifteen pairings
 while [ $# -gt 0 ]; do
   case "$1" in
     --seed) seed=$2; shift 2 ;;

@@ -2,7 +2,7 @@
 for each built pairing with a vector fixture, the fixture's document, ATR, account, key and inputs, mutated. Stdlib
 only; the same seed and count give the same bytes.
 
-    python3 scripts/differential/generate.py --seed 1 --cases 3600 --mpp-cases 2600 > cases.jsonl
+    python3 scripts/differential/generate.py --seed 1 --cases 3600 --mpp-cases 3000 > cases.jsonl
 
 A case names its pairing, the clock (`now`), the document, the account and the buyer's inputs, the routes the fetch
 answers (the ATR link and, for a pairing whose payment is no public proof, the agreement URL), the `finish` calls to
@@ -1045,7 +1045,7 @@ def main():
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--seed", default="1")
     parser.add_argument("--cases", type=int, default=3600)
-    parser.add_argument("--mpp-cases", type=int, default=2600)
+    parser.add_argument("--mpp-cases", type=int, default=3000)
     args = parser.parse_args()
     out = sys.stdout
     for case in generate(args.seed, args.cases, args.mpp_cases):
