@@ -5,9 +5,9 @@
 //! run here or listed by name (in the `every_key_is_run_or_listed` tests) with the reason.
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::indexing_slicing, clippy::panic, missing_docs)]
 
-mod support;
 #[path = "lightning/bolt11.rs"]
 mod bolt11;
+mod support;
 
 use serde_json::{Map, Value, json};
 use support::{CountingSigner, Reply, ScriptedFetch, paused, vectors};
@@ -80,8 +80,13 @@ fn choose(f: &Value, id: &str, doc: &Value, inputs: &Value) -> Result<Chosen, St
     let p = pairing(id);
     let read = p.read(doc).map_err(|r| r.code())?;
     let inputs: Map<String, Value> = inputs.as_object().cloned().unwrap_or_default();
-    let ctx =
-        ChooseContext { account: text(&i["account"]), inputs: &inputs, now: i["now"].as_u64().unwrap(), reference: "r", doc };
+    let ctx = ChooseContext {
+        account: text(&i["account"]),
+        inputs: &inputs,
+        now: i["now"].as_u64().unwrap(),
+        reference: "r",
+        doc,
+    };
     terms::pairing::check_inputs(p, &inputs).map_err(|r| r.code())?;
     let mut chosen = p.choose(&read, &ctx).map_err(|r| r.code())?;
     p.keep_document(&mut chosen, std::borrow::Cow::Borrowed(doc));
@@ -96,11 +101,11 @@ fn built(id: &str, chosen: &Chosen, atr: &[u8], h: &AtrHash) -> Result<SigningRe
 
 /// The B2 document with its one option's invoice replaced.
 fn doc_with_invoice(f: &Value, invoice: &str) -> Value {
-    set(row(f, "B2")["input"]["doc"].clone(), "accepts", &json!([set(
-        row(f, "B2")["input"]["doc"]["accepts"][0].clone(),
-        "extra.invoice",
-        &json!(invoice)
-    )]))
+    set(
+        row(f, "B2")["input"]["doc"].clone(),
+        "accepts",
+        &json!([set(row(f, "B2")["input"]["doc"]["accepts"][0].clone(), "extra.invoice", &json!(invoice))]),
+    )
 }
 
 /// A buyer row's plant: the link serves other bytes than the document advertises, and `transact` declines before
@@ -165,7 +170,10 @@ fn l1_bolt11s_own_h_example() {
     assert_eq!(hex::encode(b.description_hash.as_ref().unwrap()), text(&l1["expectDescriptionHash"]));
     // The description the hash names: SHA-256 of its UTF-8.
     use sha2::Digest as _;
-    assert_eq!(hex::encode(sha2::Sha256::digest(text(&l1["description"]).as_bytes())), text(&l1["expectDescriptionHash"]));
+    assert_eq!(
+        hex::encode(sha2::Sha256::digest(text(&l1["description"]).as_bytes())),
+        text(&l1["expectDescriptionHash"])
+    );
     assert_eq!(invoice_h(&b, Field::M).unwrap_err().code(), "ln/no-metadata");
 }
 
@@ -203,7 +211,11 @@ fn lnbtc_choose_recomputes_the_request_hash() {
     assert_eq!(chosen.build_input["accepted"], f["fixed"]["O"]);
     let request = &i["inputs"]["request"];
     for (what, changed, want) in [
-        ("another url", set(request.clone(), "url", &json!("https://api.example.com/article/B")), "ln/request-resource-mismatch"),
+        (
+            "another url",
+            set(request.clone(), "url", &json!("https://api.example.com/article/B")),
+            "ln/request-resource-mismatch",
+        ),
         ("another method", set(request.clone(), "method", &json!("POST")), "ln/request-hash-mismatch"),
         ("a body", set(request.clone(), "body", &json!("0x00")), "ln/request-hash-mismatch"),
         ("an mcp call", json!({"server": "https://mcp.example.com/", "name": "t"}), "ln/request-profile-mismatch"),
@@ -229,7 +241,10 @@ fn lnbtc_build_and_complete() {
     let p = pairing(LNBTC);
     let unsigned = p.build(&chosen, b"abc", &h).unwrap();
     let request = unsigned.request().unwrap().unwrap();
-    assert_eq!(serde_json::to_value(&request).unwrap(), json!({"kind": "bolt11-pay", "invoice": f["fixed"]["O"]["extra"]["invoice"]}));
+    assert_eq!(
+        serde_json::to_value(&request).unwrap(),
+        json!({"kind": "bolt11-pay", "invoice": f["fixed"]["O"]["extra"]["invoice"]})
+    );
     assert!(p.moves(&request), "the node moves the money");
     let done = unsigned.complete(&[Answer::new(f["fixed"]["preimage"].clone())], &chosen).unwrap();
     let payment = done.payment_value().unwrap();
@@ -304,7 +319,15 @@ fn bad_invoices_are_refused_with_the_peers_codes() {
         // peer: invoice_h(m) → ln/field-length; bound → ln/field-length
         ("an m of 31 bytes", bolt11::with_field(&l4, bolt11::M, &other[..31]), "ln/field-length"),
         // peer: invoice_h(m) → ln/no-metadata; bound → ln/no-metadata
-        ("no m", { let mut p = bolt11::parts(&l4); p.fields.retain(|(t, _)| *t != bolt11::M); bolt11::write(&p) }, "ln/no-metadata"),
+        (
+            "no m",
+            {
+                let mut p = bolt11::parts(&l4);
+                p.fields.retain(|(t, _)| *t != bolt11::M);
+                bolt11::write(&p)
+            },
+            "ln/no-metadata",
+        ),
         // peer: invoice_h(h) → ln/field-repeated; bound → ln/field-repeated
         ("two h fields", bolt11::with_repeated(&l4, bolt11::H), "ln/field-repeated"),
     ];
@@ -357,7 +380,10 @@ fn l6_the_invoice_the_atr_names() {
     let atr = a_n(&f);
     assert_eq!(atr.len() as u64, l6["expectAtrLength"].as_u64().unwrap());
     assert_eq!(atr_hash(&atr).to_hex(), text(&l6["expectH_N"]));
-    assert_eq!(terms::x402::lightning::named::atr_names_invoice(&atr, text(&l6["invoice"])), l6["expectAtrNamesInvoice"].as_bool().unwrap());
+    assert_eq!(
+        terms::x402::lightning::named::atr_names_invoice(&atr, text(&l6["invoice"])),
+        l6["expectAtrNamesInvoice"].as_bool().unwrap()
+    );
     // The build for A_N hands the node the invoice the ATR names.
     let i = &row(&f, "B2")["input"];
     let doc = set(i["doc"].clone(), "accepts", &json!([f["fixed"]["O_N"]]));
@@ -412,7 +438,10 @@ fn every_key_is_run_or_listed() {
     ];
     for (name, run, listed) in files {
         for key in vectors(name).as_object().unwrap().keys() {
-            assert!(run.contains(&key.as_str()) || listed.iter().any(|(k, _)| k == key), "{name}: key {key} neither run nor listed");
+            assert!(
+                run.contains(&key.as_str()) || listed.iter().any(|(k, _)| k == key),
+                "{name}: key {key} neither run nor listed"
+            );
         }
     }
     // Members of run keys that are the seller's or a verifier's, not the buyer's: L4's and L2's expectPayee (the

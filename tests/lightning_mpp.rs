@@ -5,9 +5,9 @@
 //! Every key of each file is run here or listed by name (in `every_key_is_run_or_listed`) with the reason.
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::indexing_slicing, clippy::panic, missing_docs)]
 
-mod support;
 #[path = "lightning/bolt11.rs"]
 mod bolt11;
+mod support;
 
 use base64::Engine as _;
 use base64::engine::general_purpose::URL_SAFE_NO_PAD;
@@ -80,8 +80,17 @@ fn choose(f: &Value, id: &str, doc: &Value, inputs: &Value) -> Result<Chosen, St
     let p = pairing(id);
     let read = p.read(doc).map_err(|r| r.code())?;
     let inputs: Map<String, Value> = inputs.as_object().cloned().unwrap_or_default();
-    let ctx = ChooseContext { account: text(&i["account"]), inputs: &inputs, now: i["now"].as_u64().unwrap(), reference: "r", doc };
-    p.choose(&read, &ctx).map_err(|r| r.code())
+    let ctx = ChooseContext {
+        account: text(&i["account"]),
+        inputs: &inputs,
+        now: i["now"].as_u64().unwrap(),
+        reference: "r",
+        doc,
+    };
+    let chosen = p.choose(&read, &ctx).map_err(|r| r.code())?;
+    // The gate holds the inputs to the pairing's specs once the option is found, as the reference's choose does.
+    terms::pairing::check_inputs(p, &inputs).map_err(|r| r.code())?;
+    Ok(chosen)
 }
 
 fn b2_choice(f: &Value, id: &str) -> Chosen {
@@ -150,7 +159,10 @@ fn assert_build(f: &Value, id: &str, invoice: &Value) {
     let short = json!(&text(&f["fixed"]["preimage"])[1..]);
     let got = unsigned.complete(&[Answer::new(short)], &chosen).map(drop).map_err(|r| r.code());
     assert_eq!(got, Err("ln/preimage-malformed".to_owned()));
-    assert_eq!(p.build(&chosen, b"abd", &atr_hash(b"abd")).map(drop).map_err(|r| r.code()), Err("mpp/id-not-ours".to_owned()));
+    assert_eq!(
+        p.build(&chosen, b"abd", &atr_hash(b"abd")).map(drop).map_err(|r| r.code()),
+        Err("mpp/id-not-ours".to_owned())
+    );
     let quote = p.quote(&chosen).unwrap();
     let b = decode(text(invoice)).unwrap();
     assert_eq!(Some(quote.amount.to_string()), b.amount_msat);
@@ -175,7 +187,10 @@ fn l2_the_invoice_whose_description_hash_is_h() {
     let f = vectors(CHARGE_FILE);
     let b = decode(text(&f["L2"]["invoice"])).unwrap();
     let want = &f["L2"]["expect"];
-    assert_eq!((b.currency.as_str(), b.amount_msat.as_deref()), (text(&want["currency"]), Some(text(&want["amountMsat"]))));
+    assert_eq!(
+        (b.currency.as_str(), b.amount_msat.as_deref()),
+        (text(&want["currency"]), Some(text(&want["amountMsat"])))
+    );
     assert_eq!((b.timestamp, b.expiry), (want["timestamp"].as_u64().unwrap(), want["expiry"].as_u64().unwrap()));
     assert_eq!(hex::encode(b.payment_hash), text(&want["paymentHash"]));
     assert_eq!(hex::encode(b.description_hash.unwrap()), text(&want["descriptionHash"]));
@@ -240,9 +255,10 @@ fn plant_an_invoice_whose_description_hash_is_not_h() {
 fn charge_a_description_hash_that_is_not_h() {
     let f = vectors(CHARGE_FILE);
     let l2 = text(&f["L2"]["invoice"]);
-    for (what, invoice) in
-        [("h of another H", bolt11::with_field(l2, bolt11::H, &[0x11; 32])), ("two h", bolt11::with_repeated(l2, bolt11::H))]
-    {
+    for (what, invoice) in [
+        ("h of another H", bolt11::with_field(l2, bolt11::H, &[0x11; 32])),
+        ("two h", bolt11::with_repeated(l2, bolt11::H)),
+    ] {
         let credential = with_request(presented(&f), |req| set(req, "methodDetails.invoice", &json!(invoice)));
         assert_eq!(bound_of(CHARGE, &credential), Err("mpp/carrier-not-challenge".to_owned()), "{what}");
     }
@@ -257,7 +273,9 @@ fn charge_build_and_credential() {
     let p = pairing(CHARGE);
     let read = p.read(&i["doc"]).unwrap();
     let inputs = Map::new();
-    for account in ["eip155:1:0x0000000000000000000000000000000000000001", "lnbtc:00000008819873e925422c1ff0f99f7c:02aa"] {
+    for account in
+        ["eip155:1:0x0000000000000000000000000000000000000001", "lnbtc:00000008819873e925422c1ff0f99f7c:02aa"]
+    {
         let ctx = ChooseContext { account, inputs: &inputs, now: 0, reference: "r", doc: &i["doc"] };
         assert_eq!(p.choose(&read, &ctx).unwrap_err().code(), "mpp/no-payable-option", "{account}");
     }
@@ -329,7 +347,10 @@ fn every_key_is_run_or_listed() {
     ];
     for (name, run, listed) in files {
         for key in vectors(name).as_object().unwrap().keys() {
-            assert!(run.contains(&key.as_str()) || listed.iter().any(|(k, _)| k == key), "{name}: key {key} neither run nor listed");
+            assert!(
+                run.contains(&key.as_str()) || listed.iter().any(|(k, _)| k == key),
+                "{name}: key {key} neither run nor listed"
+            );
         }
     }
     // Members of run keys that are not the buyer's: L2's expectPayee (the node id recovered from the signature,

@@ -21,7 +21,9 @@ use crate::json::{Member, Object};
 use crate::pairing::{
     Advertised, ChooseContext, Chosen, Completion, InputFormat, InputSpec, InputType, Offer, Pairing, Quote, Unsigned,
 };
-use crate::rail::lightning::{Bolt11, Currency, Field, currency_of, decode, invoice_h, is_hex32 as is_preimage, network_of};
+use crate::rail::lightning::{
+    Bolt11, Currency, Field, currency_of, decode, invoice_h, is_hex32 as is_preimage, network_of,
+};
 use crate::refusal::{Reason, Refusal};
 use crate::signer::{Answer, SigningRequest};
 
@@ -55,7 +57,8 @@ pub(crate) static SESSION_PAIRING: MppLightning = MppLightning {
 };
 
 /// MPP Lightning's network names and the BOLT11 currency of each.
-const NETWORKS: [(&str, Currency); 3] = [("mainnet", Currency::Bc), ("signet", Currency::Tbs), ("regtest", Currency::Bcrt)];
+const NETWORKS: [(&str, Currency); 3] =
+    [("mainnet", Currency::Bc), ("signet", Currency::Tbs), ("regtest", Currency::Bcrt)];
 
 const fn ln(reason: Reason) -> Refusal {
     Refusal::new("ln", reason)
@@ -175,7 +178,8 @@ impl Pairing for MppLightning {
     }
 
     /// The first challenge offering the pairing whose invoice's currency is the account's `lnbtc` network's (an
-    /// account on no `lnbtc` network is `mpp/no-payable-option`), with the session's return invoice. The choice is
+    /// account on no `lnbtc` network is `mpp/no-payable-option`), with the session's return invoice (the gate has held
+    /// the inputs to [`Pairing::inputs`] first, `mpp/input-missing`, as the reference's choose does). The choice is
     /// `{challenge, returnInvoice?}`; as in the reference, the challenge's `expires` is not compared with the clock
     /// here (the node refuses an expired invoice).
     fn choose(&self, read: &Advertised<'_>, ctx: &ChooseContext<'_>) -> Result<Chosen, Refusal> {
@@ -184,11 +188,11 @@ impl Pairing for MppLightning {
         let currency = currency_of(&account.network).ok_or_else(no_option)?;
         let Offer::Challenges(list) = &read.offer else { return Err(no_option()) };
         let challenge = list.iter().copied().find(|c| {
-            checked_for(c, self.piece.pairing, self.piece.method)
-                .is_ok_and(|checked| decode(invoice_in(checked.request(), self.session)).is_ok_and(|b| b.currency == currency))
+            checked_for(c, self.piece.pairing, self.piece.method).is_ok_and(|checked| {
+                decode(invoice_in(checked.request(), self.session)).is_ok_and(|b| b.currency == currency)
+            })
         });
         let challenge = challenge.ok_or_else(no_option)?;
-        crate::pairing::check_inputs(self, ctx.inputs)?;
         let mut choice = Map::with_capacity(2);
         choice.insert("challenge".into(), challenge.clone());
         for spec in self.piece.inputs {

@@ -50,7 +50,8 @@ pub enum Currency {
 
 impl Currency {
     /// The prefixes, longest first where one begins another, as the reference tries them.
-    const ALL: [(&'static str, Self); 4] = [("bcrt", Self::Bcrt), ("tbs", Self::Tbs), ("tb", Self::Tb), ("bc", Self::Bc)];
+    const ALL: [(&'static str, Self); 4] =
+        [("bcrt", Self::Bcrt), ("tbs", Self::Tbs), ("tb", Self::Tb), ("bc", Self::Bc)];
 
     /// The currency as the prefix writes it, e.g. `bc`.
     pub const fn as_str(self) -> &'static str {
@@ -197,7 +198,13 @@ pub fn invoice_h(b: &Bolt11, field: Field) -> Result<AtrHash, Refusal> {
     let data = match (field, b.count(field)) {
         (Field::H, 0) => return Err(ln(Reason::NoDescriptionHash)),
         (_, 0) => return Err(ln(Reason::NoMetadata)),
-        (_, 1) => if field == Field::H { b.description_hash.as_deref() } else { b.metadata.as_deref() },
+        (_, 1) => {
+            if field == Field::H {
+                b.description_hash.as_deref()
+            } else {
+                b.metadata.as_deref()
+            }
+        }
         _ => return Err(ln(Reason::FieldRepeated)),
     };
     let bytes: [u8; 32] = data.and_then(|d| d.try_into().ok()).ok_or(ln(Reason::FieldLength))?;

@@ -159,7 +159,11 @@ impl Lnbtc {
     }
 
     /// The chosen option held: the document and option as every x402 build holds them, then [`check_option`].
-    fn held<'a>(&self, chosen: &'a Chosen, h: Option<&AtrHash>) -> Result<(&'a Map<String, Value>, &'a Value), Refusal> {
+    fn held<'a>(
+        &self,
+        chosen: &'a Chosen,
+        h: Option<&AtrHash>,
+    ) -> Result<(&'a Map<String, Value>, &'a Value), Refusal> {
         let choice = &chosen.build_input;
         let (required, accepted) = check_chosen(choice.member(DOCUMENT), choice.member("accepted"), any_ln)?;
         check_option(accepted, self.metadata(h))?;

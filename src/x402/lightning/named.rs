@@ -34,7 +34,9 @@ pub fn atr_names_invoice(atr: &[u8], invoice: &str) -> bool {
     }
     let accepts = parsed.get("x402").and_then(|s| s.get("accepts")).and_then(Value::as_array);
     accepts.is_some_and(|a| {
-        a.iter().take(MAX_ACCEPTS_READ).any(|o| o.get("extra").and_then(|e| e.get("invoice")) == Some(&Value::from(invoice)))
+        a.iter()
+            .take(MAX_ACCEPTS_READ)
+            .any(|o| o.get("extra").and_then(|e| e.get("invoice")) == Some(&Value::from(invoice)))
     })
 }
 

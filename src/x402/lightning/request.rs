@@ -107,14 +107,22 @@ fn names_of(list: Option<&Value>, ok: impl Fn(&str) -> bool) -> Result<Vec<&str>
 }
 
 /// A member of the request, or `default` where it is absent; `None` where it is present and not an object.
-fn object_or_empty<'a>(request: &'a Map<String, Value>, key: &str, empty: &'a Map<String, Value>) -> Option<&'a Map<String, Value>> {
+fn object_or_empty<'a>(
+    request: &'a Map<String, Value>,
+    key: &str,
+    empty: &'a Map<String, Value>,
+) -> Option<&'a Map<String, Value>> {
     match request.get(key) {
         None => Some(empty),
         Some(v) => v.as_object(),
     }
 }
 
-fn http_binding(params: &Map<String, Value>, request: &Map<String, Value>, resource_url: Option<&Value>) -> Result<Value, Refusal> {
+fn http_binding(
+    params: &Map<String, Value>,
+    request: &Map<String, Value>,
+    resource_url: Option<&Value>,
+) -> Result<Value, Refusal> {
     if params.len() != 1 || !params.contains_key("headers") {
         return Err(malformed());
     }
@@ -175,7 +183,12 @@ fn mcp_binding(params: &Map<String, Value>, request: &Map<String, Value>) -> Res
 
 /// The binding object of the buyer's own request under a profile and its parameters, the profile being the one the
 /// request's transport uses: `http:1` for an HTTP request, `mcp:1` for a `tools/call` (a request with `server`).
-fn binding_of(profile: Option<&Value>, params: Option<&Value>, request: &Value, resource_url: Option<&Value>) -> Result<Value, Refusal> {
+fn binding_of(
+    profile: Option<&Value>,
+    params: Option<&Value>,
+    request: &Value,
+    resource_url: Option<&Value>,
+) -> Result<Value, Refusal> {
     let (Some(params), Some(request)) = (params.and_then(Value::as_object), request.as_object()) else {
         return Err(malformed());
     };
@@ -190,10 +203,16 @@ fn binding_of(profile: Option<&Value>, params: Option<&Value>, request: &Value, 
 /// The request hash of the buyer's own request under the option's profile, when the option's `extra.requestHash`
 /// (64 lower-case hex digits, else `ln/request-binding-malformed`) and the invoice's description hash both equal it
 /// (`ln/request-hash-mismatch`); the binding's and the invoice's own refusals otherwise, in the reference's order.
-pub(crate) fn check_request_hash(option: &Value, resource_url: Option<&Value>, request: &Value) -> Result<String, Refusal> {
+pub(crate) fn check_request_hash(
+    option: &Value,
+    resource_url: Option<&Value>,
+    request: &Value,
+) -> Result<String, Refusal> {
     let extra = option.member("extra").and_then(Value::as_object).ok_or_else(malformed)?;
-    let wanted = extra.get("requestHash").and_then(Value::as_str).filter(|h| is_request_hash(h)).ok_or_else(malformed)?;
-    let binding = binding_of(extra.get("requestBindingProfile"), extra.get("requestBindingParams"), request, resource_url)?;
+    let wanted =
+        extra.get("requestHash").and_then(Value::as_str).filter(|h| is_request_hash(h)).ok_or_else(malformed)?;
+    let binding =
+        binding_of(extra.get("requestBindingProfile"), extra.get("requestBindingParams"), request, resource_url)?;
     let computed = sha256_hex(canonical(&binding).ok_or_else(malformed)?.as_bytes());
     if computed != wanted {
         return Err(ln(Reason::RequestHashMismatch));
