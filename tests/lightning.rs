@@ -430,9 +430,12 @@ fn atr_names_invoice_rows() {
     }
 }
 
+/// A file, the keys its tests run, and the keys listed with why they are not run.
+type FileKeys = (&'static str, &'static [&'static str], &'static [(&'static str, &'static str)]);
+
 #[test]
 fn every_key_is_run_or_listed() {
-    let files: [(&str, &[&str], &[(&str, &str)]); 2] = [
+    let files: [FileKeys; 2] = [
         (LNBTC_FILE, &["fixed", "L1", "L4", "L5", "refusals", "buyer"], &[("about", "prose")]),
         (NAMED_FILE, &["fixed", "L6", "plant2", "buyer", "atrNamesInvoice"], &[("about", "prose")]),
     ];
