@@ -210,6 +210,7 @@ fn lnbtc_choose_recomputes_the_request_hash() {
     let chosen = choose(&f, LNBTC, &i["doc"], &i["inputs"]).unwrap();
     assert_eq!(chosen.build_input["accepted"], f["fixed"]["O"]);
     let request = &i["inputs"]["request"];
+    // Each code is also the Python peer's `check_request_hash` on the same request.
     for (what, changed, want) in [
         (
             "another url",
@@ -228,6 +229,44 @@ fn lnbtc_choose_recomputes_the_request_hash() {
     let quote = pairing(LNBTC).quote(&chosen).unwrap();
     assert_eq!(quote.amount.to_string(), text(&f["fixed"]["O"]["amount"]));
     assert_eq!((quote.asset.as_str(), quote.payee.as_str()), ("BTC", text(&f["fixed"]["payee"])));
+}
+
+/// The request hash of a request with headers and a body (http:1) and of an MCP `tools/call` (mcp:1), as the Python
+/// peer's `request_hash_of` computes them (the hex below is its answer on these very requests): an option carrying
+/// that hash, with an invoice whose description hash is it, is chosen for the request, and not for another.
+#[test]
+fn lnbtc_the_request_hash_of_headers_a_body_and_an_mcp_call() {
+    let f = vectors(LNBTC_FILE);
+    let i = &row(&f, "B2")["input"];
+    let url = i["doc"]["resource"]["url"].clone();
+    let cases = [
+        (
+            "http:1",
+            json!({"headers": ["accept", "x-id"]}),
+            json!({"method": "POST", "url": url, "body": "0x7b7d", "headers": {"accept": "  application/json\t", "x-id": "7"}}),
+            "5d7b91ac387d08b6e32f55637ee31248229710cc80a09f35f4b0b58557be0aeb",
+        ),
+        (
+            "mcp:1",
+            json!({"server": "https://mcp.example.com/mcp", "metadata": ["a", "b"]}),
+            json!({"server": "https://mcp.example.com/mcp", "name": "search", "arguments": {"q": "x", "n": 1}, "meta": {"a": {"z": 1, "y": [true, null]}}}),
+            "13055aa43c6b4f89699f6c105e6efa620eea6b8253c6aaf21519d5f2fd71d006",
+        ),
+    ];
+    for (profile, params, request, hash) in cases {
+        let invoice =
+            bolt11::with_field(text(&f["fixed"]["O"]["extra"]["invoice"]), bolt11::H, &hex::decode(hash).unwrap());
+        let mut option = f["fixed"]["O"].clone();
+        option["extra"]["invoice"] = json!(invoice);
+        option["extra"]["requestHash"] = json!(hash);
+        option["extra"]["requestBindingProfile"] = json!(profile);
+        option["extra"]["requestBindingParams"] = params;
+        let doc = set(i["doc"].clone(), "accepts", &json!([option]));
+        assert!(choose(&f, LNBTC, &doc, &json!({"request": request})).is_ok(), "{profile}");
+        let other = set(request.clone(), "name", &json!("other")); // for http:1 an unread member: still the hash
+        let got = choose(&f, LNBTC, &doc, &json!({"request": other})).map(drop);
+        assert_eq!(got.is_ok(), profile == "http:1", "{profile}: another request");
+    }
 }
 
 /// The build hands the node the invoice exactly; a preimage completes the payment, and one of 63 digits is the
