@@ -2,7 +2,8 @@
 //! `mpp-session-lightning.json`'s own data: the invoices (L2, and the files' L1, L4 and return invoice), the
 //! challenge the seller placed (L3, S1) as B6's credential echoes it, the challenge checks' refusal rows through the
 //! bound, the plant, the session's actions and return invoices, the build and its credential, and the buyer rows.
-//! Every key of each file is run here or listed by name (in `every_key_is_run_or_listed`) with the reason.
+//! Every key of each file is run here or listed by name (in the `every_key_of_…_is_run_or_listed` tests) with the
+//! reason.
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::indexing_slicing, clippy::panic, missing_docs)]
 
 #[path = "lightning/bolt11.rs"]
@@ -230,7 +231,8 @@ fn l3_the_placed_challenge_and_its_refusals() {
         // The one row the Python peer (integraledger-terms 0.4.0) answers otherwise, and the peer wins: with L1 in
         // L2's place, `MppLightning("mpp/charge/lightning").bound` gives `ln/payment-hash-mismatch`, since the
         // challenge filter compares L1's payment hash (00010203…) with the request's before bound compares the
-        // description hash with H. The row's `mpp/carrier-not-challenge` is the code of the description hash compared first.
+        // description hash with H. The row's `mpp/carrier-not-challenge` is the code of the description hash compared
+        // first.
         let want = match text(&r["case"]) {
             "BOLT11's own L1 invoice in its place" => "ln/payment-hash-mismatch",
             _ => text(&r["expect"]["code"]),
@@ -339,25 +341,27 @@ fn session_build_and_credential() {
     assert_build(&f, SESSION, &f["S1"]["request"]["depositInvoice"]);
 }
 
-/// A file, the keys its tests run, and the keys listed with why they are not run.
-type FileKeys = (&'static str, &'static [&'static str], &'static [(&'static str, &'static str)]);
+/// Every top-level key of a vector file is one its tests run, or one listed with why it is not.
+fn keys_run_or_listed(name: &str, run: &[&str], listed: &[(&str, &str)]) {
+    for key in vectors(name).as_object().unwrap().keys() {
+        assert!(
+            run.contains(&key.as_str()) || listed.iter().any(|(k, _)| k == key),
+            "{name}: key {key} neither run nor listed"
+        );
+    }
+}
 
 #[test]
-fn every_key_is_run_or_listed() {
-    let files: [FileKeys; 2] = [
-        (CHARGE_FILE, &["fixed", "L2", "L3", "plant", "buyer"], &[("about", "prose")]),
-        (SESSION_FILE, &["fixed", "S1", "buyer"], &[("about", "prose")]),
-    ];
-    for (name, run, listed) in files {
-        for key in vectors(name).as_object().unwrap().keys() {
-            assert!(
-                run.contains(&key.as_str()) || listed.iter().any(|(k, _)| k == key),
-                "{name}: key {key} neither run nor listed"
-            );
-        }
-    }
-    // Members of run keys that are not the buyer's: L2's expectPayee (the node id recovered from the signature,
-    // which the reference's reader neither checks nor reads); L3's expectIssuedDigest (the seller's issued
-    // challenge) and expectReference (the settlement reference a verifier keeps); S1's expectUnplacedRequest (the
-    // request as the seller issues it, before its node writes the deposit invoice).
+fn every_key_of_the_charge_file_is_run_or_listed() {
+    keys_run_or_listed(CHARGE_FILE, &["fixed", "L2", "L3", "plant", "buyer"], &[("about", "prose")]);
 }
+
+#[test]
+fn every_key_of_the_session_file_is_run_or_listed() {
+    keys_run_or_listed(SESSION_FILE, &["fixed", "S1", "buyer"], &[("about", "prose")]);
+}
+
+// Members of run keys that are not the buyer's: L2's expectPayee (the node id recovered from the signature,
+// which the reference's reader neither checks nor reads); L3's expectIssuedDigest (the seller's issued
+// challenge) and expectReference (the settlement reference a verifier keeps); S1's expectUnplacedRequest (the
+// request as the seller issues it, before its node writes the deposit invoice).

@@ -1,10 +1,10 @@
 //! The x402 pairings on Lightning (the reference's `bindings/lightning.py` and `pieces/lightning.py`): the option is
 //! an exact payment of a BOLT11 invoice in `extra.invoice`, whose description hash is the request hash of the buyer's
-//! own request (its `request` module). On `x402/exact/lnbtc` the seller's node writes H as the invoice's `m` field and signs
-//! it; on `x402/exact/lnbtc/invoice-named` the invoice carries no H and the ATR's own `x402` slot names the invoice
-//! ([`named`]). The payer signs nothing: its node pays the invoice (`bolt11-pay`) and answers the preimage, so the
-//! money has moved before the gate reads the payment back. Neither puts H anywhere public, so each is paid after an
-//! agreement payment. No signature is verified here.
+//! own request (its `request` module). On `x402/exact/lnbtc` the seller's node writes H as the invoice's `m` field
+//! and signs it; on `x402/exact/lnbtc/invoice-named` the invoice carries no H and the ATR's own `x402` slot names
+//! the invoice ([`named`]). The payer signs nothing: its node pays the invoice (`bolt11-pay`) and answers the
+//! preimage, so the money has moved before the gate reads the payment back. Neither puts H anywhere public, so each
+//! is paid after an agreement payment. No signature is verified here.
 
 pub mod named;
 pub(crate) mod request;
