@@ -188,6 +188,11 @@ fn l4_the_x402_invoice_decodes() {
     assert_eq!(hex::encode(invoice_h(&b, Field::H).unwrap().as_bytes()), text(&fixed["requestHash"]));
     assert_eq!(fixed["O"]["extra"]["requestHash"], fixed["requestHash"]);
     assert_eq!(fixed["O"]["payTo"], fixed["payee"]);
+    // B2's document is the fixed option for the fixed resource, advertising H at the fixed link.
+    let doc = &row(&f, "B2")["input"]["doc"];
+    assert_eq!((&doc["accepts"][0], &doc["resource"]), (&fixed["O"], &fixed["resource"]));
+    let info = &doc["extensions"]["legalContext"]["info"];
+    assert_eq!((&info["value"], &info["legalContextUrl"]), (&fixed["H"], &fixed["link"]));
 }
 
 #[test]
@@ -422,6 +427,13 @@ fn l6_the_invoice_the_atr_names() {
     let l6 = &f["L6"];
     assert_decoded(text(&l6["invoice"]), &l6["expectDecoded"]);
     assert_eq!(l6["invoice"], f["fixed"]["O_N"]["extra"]["invoice"]);
+    let fixed = &f["fixed"];
+    let b = decode(text(&l6["invoice"])).unwrap();
+    assert_eq!(hex::encode(b.payment_hash), text(&fixed["paymentHash"]));
+    assert_eq!(hex::encode(invoice_h(&b, Field::H).unwrap().as_bytes()), text(&fixed["requestHash"]));
+    assert_eq!((&fixed["O_N"]["payTo"], &l6["payment"]["resource"]), (&fixed["payee"], &fixed["resource"]));
+    assert_eq!(l6["payment"]["payload"]["preimage"], fixed["preimage"]);
+    assert_eq!(fixed["L4"], vectors(LNBTC_FILE)["L4"]["invoice"]);
     let atr = a_n(&f);
     assert_eq!(atr.len() as u64, l6["expectAtrLength"].as_u64().unwrap());
     assert_eq!(atr_hash(&atr).to_hex(), text(&l6["expectH_N"]));
