@@ -277,6 +277,48 @@ reasons! {
     /// Tempo: a v2 session payment's `descriptor` does not give its channel id, or names another party, hash or
     /// operator than the opening transaction and the challenge.
     DescriptorMismatch => "descriptor-mismatch",
+    /// Lightning: the invoice is not a BOLT11 invoice the reader takes (Bech32, its checksum, its prefix, its fields).
+    InvoiceMalformed => "invoice-malformed",
+    /// Lightning: the invoice is over 8 KiB, or has more than 64 tagged fields.
+    InvoiceTooLarge => "invoice-too-large",
+    /// Lightning: the invoice has no `h` (description hash) field.
+    NoDescriptionHash => "no-description-hash",
+    /// Lightning: the invoice has no `m` (payment metadata) field, or one that is not H.
+    NoMetadata => "no-metadata",
+    /// Lightning: the invoice repeats the `h` or `m` field.
+    FieldRepeated => "field-repeated",
+    /// Lightning: the invoice's `h` or `m` field is not 32 bytes.
+    FieldLength => "field-length",
+    /// Lightning: the invoice's currency is not the option's (or the challenge's) network's.
+    CurrencyNetwork => "currency-network",
+    /// Lightning: the request hash is not the buyer's own request's, or not the invoice's description hash.
+    RequestHashMismatch => "request-hash-mismatch",
+    /// Lightning: the option's request binding, or the buyer's request, is not of its form.
+    RequestBindingMalformed => "request-binding-malformed",
+    /// Lightning: the buyer's HTTP request is for another URL than the document's resource.
+    RequestResourceMismatch => "request-resource-mismatch",
+    /// Lightning: the buyer's MCP request is to another server than the option binds.
+    RequestServerMismatch => "request-server-mismatch",
+    /// Lightning: the option's binding profile is not the buyer's request's transport.
+    RequestProfileMismatch => "request-profile-mismatch",
+    /// Lightning: the ATR's own `x402` slot does not name the invoice.
+    InvoiceNotNamed => "invoice-not-named",
+    /// Lightning: the node's answer is not a preimage of 64 lower-case hex digits.
+    PreimageMalformed => "preimage-malformed",
+    /// Lightning: the MPP request carries no payment hash of 64 lower-case hex digits.
+    PaymentHashRequired => "payment-hash-required",
+    /// Lightning: the MPP request carries a description.
+    DescriptionPresent => "description-present",
+    /// Lightning: the invoice carries an inline description (`d`).
+    DescriptionInline => "description-inline",
+    /// Lightning: the invoice's payment hash is not the request's.
+    PaymentHashMismatch => "payment-hash-mismatch",
+    /// Lightning: the challenge expires after the invoice does.
+    ExpiresAfterInvoice => "expires-after-invoice",
+    /// Lightning: the session's return invoice is not a BOLT11 invoice without an amount.
+    ReturnInvoiceMalformed => "return-invoice-malformed",
+    /// Lightning: the session credential's action is not the opening, the one payment the gate reads.
+    NoPaymentInAction => "no-payment-in-action",
 }
 
 impl fmt::Display for Reason {
@@ -486,6 +528,27 @@ mod tests {
         (Reason::OpenNotFound, "tempo/open-not-found"),
         (Reason::OpenAmbiguous, "tempo/open-ambiguous"),
         (Reason::DescriptorMismatch, "tempo/descriptor-mismatch"),
+        (Reason::InvoiceMalformed, "ln/invoice-malformed"),
+        (Reason::InvoiceTooLarge, "ln/invoice-too-large"),
+        (Reason::NoDescriptionHash, "ln/no-description-hash"),
+        (Reason::NoMetadata, "ln/no-metadata"),
+        (Reason::FieldRepeated, "ln/field-repeated"),
+        (Reason::FieldLength, "ln/field-length"),
+        (Reason::CurrencyNetwork, "ln/currency-network"),
+        (Reason::RequestHashMismatch, "ln/request-hash-mismatch"),
+        (Reason::RequestBindingMalformed, "ln/request-binding-malformed"),
+        (Reason::RequestResourceMismatch, "ln/request-resource-mismatch"),
+        (Reason::RequestServerMismatch, "ln/request-server-mismatch"),
+        (Reason::RequestProfileMismatch, "ln/request-profile-mismatch"),
+        (Reason::InvoiceNotNamed, "ln/invoice-not-named"),
+        (Reason::PreimageMalformed, "ln/preimage-malformed"),
+        (Reason::PaymentHashRequired, "ln/payment-hash-required"),
+        (Reason::DescriptionPresent, "ln/description-present"),
+        (Reason::DescriptionInline, "ln/description-inline"),
+        (Reason::PaymentHashMismatch, "ln/payment-hash-mismatch"),
+        (Reason::ExpiresAfterInvoice, "ln/expires-after-invoice"),
+        (Reason::ReturnInvoiceMalformed, "ln/return-invoice-malformed"),
+        (Reason::NoPaymentInAction, "ln/no-payment-in-action"),
     ];
 
     #[test]

@@ -164,6 +164,14 @@ fn implementation(id: &str) -> Option<&'static dyn Pairing> {
         crate::x402::evm::upto_permit2::ID => Some(&crate::x402::evm::upto_permit2::PAIRING),
         #[cfg(all(feature = "x402", feature = "solana"))]
         crate::x402::solana::exact::ID => Some(&crate::x402::solana::exact::PAIRING),
+        #[cfg(all(feature = "x402", feature = "lightning"))]
+        crate::x402::lightning::LNBTC => Some(&crate::x402::lightning::LNBTC_PAIRING),
+        #[cfg(all(feature = "x402", feature = "lightning"))]
+        crate::x402::lightning::NAMED => Some(&crate::x402::lightning::NAMED_PAIRING),
+        #[cfg(all(feature = "mpp", feature = "lightning"))]
+        crate::mpp::lightning::CHARGE => Some(&crate::mpp::lightning::CHARGE_PAIRING),
+        #[cfg(all(feature = "mpp", feature = "lightning"))]
+        crate::mpp::lightning::SESSION => Some(&crate::mpp::lightning::SESSION_PAIRING),
         #[cfg(feature = "mpp")]
         crate::mpp::card::ID => Some(&crate::mpp::card::PAIRING),
         #[cfg(feature = "mpp")]
@@ -350,6 +358,12 @@ mod tests {
         // The Tempo session: its deposit and authorized signer.
         #[cfg(all(feature = "mpp", feature = "tempo"))]
         want.push("mpp/session/tempo");
+        // x402's Lightning pairings: the buyer's own request, whose hash the invoice's description hash is; MPP's
+        // Lightning session: the return invoice.
+        #[cfg(all(feature = "x402", feature = "lightning"))]
+        want.extend(["x402/exact/lnbtc", "x402/exact/lnbtc/invoice-named"]);
+        #[cfg(all(feature = "mpp", feature = "lightning"))]
+        want.push("mpp/session/lightning");
         want.sort_by_key(|id| REGISTRY.iter().position(|e| e.id == *id));
         assert_eq!(takers, want);
     }

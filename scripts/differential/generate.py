@@ -49,7 +49,12 @@ X402 = [
 PAIRINGS = X402 + mpp.PAIRINGS
 # Built pairings this generator does not cover yet, each with why; differential.sh prints them on every run, so the
 # gap stays visible until their cases land.
-NOT_YET = {}
+NOT_YET = {
+    "x402/exact/lnbtc": "no Lightning cases yet (issue 15)",
+    "x402/exact/lnbtc/invoice-named": "no Lightning cases yet (issue 15)",
+    "mpp/charge/lightning": "no Lightning cases yet (issue 15)",
+    "mpp/session/lightning": "no Lightning cases yet (issue 15)",
+}
 FILES = {
     "x402/exact/eip155/eip3009": "x402-exact-eip155-eip3009.json",
     "x402/auth-capture/eip155/eip3009": "x402-auth-capture-eip155-eip3009.json",

@@ -38,6 +38,8 @@ pub(crate) mod credential;
 pub(crate) mod evm;
 mod header;
 mod legal;
+#[cfg(feature = "lightning")]
+pub(crate) mod lightning;
 pub(crate) mod memo;
 pub(crate) mod methods;
 pub(crate) mod nearintents;

@@ -2,6 +2,8 @@
 //! chain import that chain's rail.
 
 pub mod evm;
+#[cfg(feature = "lightning")]
+pub mod lightning;
 #[cfg(feature = "solana")]
 pub mod solana;
 #[cfg(feature = "tempo")]

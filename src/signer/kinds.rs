@@ -208,7 +208,12 @@ signing_kinds! {
         CasperEip712 = "casper-eip712",
         CcdTransfer = "ccd-transfer",
         StacksContractCall = "stacks-contract-call",
-        Bolt11Pay = "bolt11-pay",
+        /// A BOLT11 invoice for the signer's Lightning node to pay exactly (the x402 and MPP Lightning pairings): pay
+        /// it and answer its preimage, 64 lower-case hex digits. The money moves before the gate sees the answer.
+        Bolt11Pay = "bolt11-pay" {
+            /// The invoice, as the seller's node wrote it.
+            invoice: String,
+        },
         TapField = "tap-field",
         ViCheckoutMandate = "vi-checkout-mandate",
         Ap2CheckoutMandate = "ap2-checkout-mandate",
@@ -267,6 +272,12 @@ mod example {
     impl Example for u64 {
         fn example() -> Self {
             84532
+        }
+    }
+
+    impl Example for String {
+        fn example() -> Self {
+            "lnbc250n1p4tzwuqpp5".to_owned()
         }
     }
 

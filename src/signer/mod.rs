@@ -28,13 +28,14 @@ impl SigningRequest {
     }
 
     /// A zero answer of the kind's form (65 zero bytes in `0x` hex for `eip712`, 64 for `solana-message`; 64 zero
-    /// bytes in base58 for `ed25519-raw`), so a build can be completed and the channel it names read before
-    /// anything is signed; `None` for a kind that has no such form.
+    /// bytes in base58 for `ed25519-raw`; a preimage of 64 zero hex digits for `bolt11-pay`), so a build can be
+    /// completed and the channel it names read before anything is signed; `None` for a kind that has no such form.
     pub fn placeholder(&self) -> Option<String> {
         match self {
             Self::Eip712 { .. } => Some(format!("0x{}", "00".repeat(65))),
             Self::SolanaMessage(_) => Some(format!("0x{}", "00".repeat(64))),
             Self::Ed25519Raw(_) => Some("1".repeat(64)),
+            Self::Bolt11Pay { .. } => Some("0".repeat(64)),
             _ => None,
         }
     }
@@ -200,9 +201,9 @@ mod tests {
     #[test]
     fn kind_is_the_serialised_tag() {
         // The kinds that carry their members as a JSON object, from the table (every kind but `eip712`, `batch`,
-        // `evm-call` and `gateway-burn-intent`).
+        // `evm-call`, `gateway-burn-intent` and `bolt11-pay`).
         let kinds = kinds::FIELDS_KINDS;
-        assert_eq!(kinds.len(), 33);
+        assert_eq!(kinds.len(), 32);
         for &kind in kinds {
             let request: SigningRequest =
                 serde_json::from_value(serde_json::json!({"kind": kind, "broadcast": true})).unwrap();

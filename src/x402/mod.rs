@@ -7,6 +7,8 @@ pub mod channel;
 pub mod cloudflare;
 #[cfg(feature = "evm")]
 pub mod evm;
+#[cfg(feature = "lightning")]
+pub mod lightning;
 #[cfg(feature = "solana")]
 pub mod solana;
 

@@ -271,6 +271,9 @@ const CARRIED: &[(&str, &[(&str, &str)])] = &[
     ("x402/exact/eip155/permit2", PERMIT2_WITNESS),
     ("x402/upto/eip155/permit2", PERMIT2_WITNESS),
     ("x402/exact/eip155/erc7710", ERC7710),
+    // The node pays the invoice (bytes: tests/lightning.rs reads its fields back): the payment echoes what it pays.
+    ("x402/exact/lnbtc", LNBTC),
+    ("x402/exact/lnbtc/invoice-named", LNBTC),
     ("x402/exact/eip155/erc7710-salt", ERC7710),
     (
         "x402/auth-capture/eip155/eip3009",
@@ -350,6 +353,12 @@ const PERMIT2_WITNESS: &[(&str, &str)] = &[
     ("/validAfter", "/request/typedData/message/witness/validAfter"),
     ("/validBefore", "/request/typedData/message/deadline"),
     ("/payee", "/payment/payload/permit2Authorization/witness/to"),
+];
+
+const LNBTC: &[(&str, &str)] = &[
+    ("/amount", "/payment/accepted/amount"),
+    ("/asset", "/payment/accepted/asset"),
+    ("/payee", "/payment/accepted/payTo"),
 ];
 
 const ERC7710: &[(&str, &str)] =
