@@ -15,8 +15,8 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 
 seed=1
-cases=3600      # x402, split over its eleven fixtures
-mpp_cases=3000  # MPP, split over its fifteen pairings
+cases=3600      # x402, split over its thirteen fixtures
+mpp_cases=3400  # MPP, split over its seventeen pairings
 while [ $# -gt 0 ]; do
   case "$1" in
     --seed) seed=$2; shift 2 ;;

@@ -2,7 +2,7 @@
 for each built pairing with a vector fixture, the fixture's document, ATR, account, key and inputs, mutated. Stdlib
 only; the same seed and count give the same bytes.
 
-    python3 scripts/differential/generate.py --seed 1 --cases 3600 --mpp-cases 3000 > cases.jsonl
+    python3 scripts/differential/generate.py --seed 1 --cases 3600 --mpp-cases 3400 > cases.jsonl
 
 A case names its pairing, the clock (`now`), the document, the account and the buyer's inputs, the routes the fetch
 answers (the ATR link and, for a pairing whose payment is no public proof, the agreement URL), the `finish` calls to
@@ -43,18 +43,15 @@ X402 = [
     "x402/exact/eip155/erc7710",
     "x402/exact/eip155/erc7710-salt",
     "x402/exact/eip155/permit2",
+    "x402/exact/lnbtc",
+    "x402/exact/lnbtc/invoice-named",
     "x402/exact/solana",
     "x402/upto/eip155/permit2",
 ]
 PAIRINGS = X402 + mpp.PAIRINGS
 # Built pairings this generator does not cover yet, each with why; differential.sh prints them on every run, so the
 # gap stays visible until their cases land.
-NOT_YET = {
-    "x402/exact/lnbtc": "no Lightning cases yet (issue 15)",
-    "x402/exact/lnbtc/invoice-named": "no Lightning cases yet (issue 15)",
-    "mpp/charge/lightning": "no Lightning cases yet (issue 15)",
-    "mpp/session/lightning": "no Lightning cases yet (issue 15)",
-}
+NOT_YET = {}
 FILES = {
     "x402/exact/eip155/eip3009": "x402-exact-eip155-eip3009.json",
     "x402/auth-capture/eip155/eip3009": "x402-auth-capture-eip155-eip3009.json",
@@ -64,13 +61,18 @@ FILES = {
     "x402/exact/eip155/erc7710": "x402-exact-eip155-erc7710.json",
     "x402/exact/eip155/erc7710-salt": "x402-exact-eip155-erc7710-salt.json",
     "x402/exact/eip155/permit2": "x402-exact-eip155-permit2.json",
+    "x402/exact/lnbtc": "x402-exact-lnbtc.json",
+    "x402/exact/lnbtc/invoice-named": "x402-exact-lnbtc-invoice-named.json",
     "x402/exact/solana": "x402-exact-solana.json",
     "x402/upto/eip155/permit2": "x402-upto-eip155-permit2.json",
 }
 # Pairings whose payer signs with an ed25519 key (the runners sign a solana-message request's message with it).
 ED25519 = {"x402/exact/solana"}
 # Pairings whose payment is no public proof of H: their offers name an agreement URL, paid first in transact.
-AGREEMENT_FIRST = {"x402/exact/eip155/erc7710", "x402/batch-settlement/cloudflare"}
+AGREEMENT_FIRST = {"x402/exact/eip155/erc7710", "x402/batch-settlement/cloudflare", "x402/exact/lnbtc",
+                   "x402/exact/lnbtc/invoice-named"}
+# Pairings whose payer's node pays a BOLT11 invoice (a bolt11-pay request), answered with a preimage.
+LIGHTNING = {"x402/exact/lnbtc", "x402/exact/lnbtc/invoice-named"}
 MIB = 1_048_576
 
 
@@ -151,6 +153,9 @@ def bases():
             agreement = agreement_routes(sha(atr), info["legalContextUrl"])
             info["legalContextAgreementUrl"] = agreement["url"]
         out[pairing] = Base(pairing, doc, atr, b2["account"], b2.get("inputs"), b6["presented"], erc7710, agreement)
+        if pairing in LIGHTNING:
+            # The node's answer to the bolt11-pay request: B6's preimage.
+            out[pairing].preimage = payload["preimage"]
         if pairing in ED25519:
             # The payer's ed25519 seed: a `$sign` of a solana-message request is that key's signature of the message.
             out[pairing].key = "0x" + load(FILES[pairing])["fixed"]["payerSeed"]
@@ -300,6 +305,8 @@ def default_answers(base):
         return []
     if base.erc7710 is not None:
         return [copy.deepcopy(base.erc7710)]
+    if base.pairing in LIGHTNING:
+        return [base.preimage]
     return [sign(key=base.key)]
 
 
@@ -333,8 +340,10 @@ class Builder:
         spec = {"account": account or self.case["account"], "key": PAYER_KEY, "edit": edit, "erc7710": self.base.erc7710, "approve": approve}
         if self.base.pairing in ED25519:
             spec["answers"] = {"solana-message": sign(edit, self.base.key)}
-        if self.base.pairing == "x402/batch-settlement/cloudflare":
+        if self.base.pairing == "x402/batch-settlement/cloudflare" or self.base.pairing in LIGHTNING:
             spec["agreementSigner"] = {"account": EVM_ACCOUNT, "key": PAYER_KEY}
+        if self.base.pairing in LIGHTNING:
+            spec["answers"] = {"bolt11-pay": self.base.preimage}
         self.case["transact"] = spec
         return self
 
@@ -731,6 +740,12 @@ def erc7710_variants(rng, answer):
     return f"answer {w}", {"a string": "0x" + "11" * 65, "a list": [a], "null": None}[w]
 
 
+def PREIMAGES(preimage):  # noqa: N802 (a pool, as the other pools are named)
+    """A node's answers to a bolt11-pay request: the preimage, in other forms, or not one."""
+    return [preimage, preimage.upper(), "0x" + preimage, preimage[:-1], preimage + "0", "11" * 32, "gg" * 32, "",
+            None, 5, [preimage], {"preimage": preimage}, " " + preimage]
+
+
 def answers(rng, b):
     """Several finish calls, each with other answers."""
     base = b.base
@@ -741,6 +756,9 @@ def answers(rng, b):
         if base.pairing == "x402/batch-settlement/cloudflare":
             ans = rng.choice([[], [None], ["0x" + "11" * 65], [{}], [[]], ["x", "y"]])
             names.append(f"answers {compact(ans)[:40]}")
+        elif base.pairing in LIGHTNING:
+            ans = [rng.choice(PREIMAGES(base.preimage))] if r < 0.85 else rng.choice([[], [base.preimage] * 2])
+            names.append(f"preimage answers {compact(ans)[:40]}")
         elif base.erc7710 is not None:
             if r < 0.8:
                 name, a = erc7710_variants(rng, base.erc7710)
@@ -1050,7 +1068,7 @@ def main():
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--seed", default="1")
     parser.add_argument("--cases", type=int, default=3600)
-    parser.add_argument("--mpp-cases", type=int, default=3000)
+    parser.add_argument("--mpp-cases", type=int, default=3400)
     args = parser.parse_args()
     out = sys.stdout
     for case in generate(args.seed, args.cases, args.mpp_cases):

@@ -40,6 +40,7 @@ PAIRINGS = [
     "mpp/charge/evm/hash",
     "mpp/charge/evm/permit2",
     "mpp/charge/evm/transaction",
+    "mpp/charge/lightning",
     "mpp/charge/nearintents",
     "mpp/charge/stripe",
     "mpp/charge/tempo/memo",
@@ -47,6 +48,7 @@ PAIRINGS = [
     "mpp/charge/usdc/evm",
     "mpp/charge/usdc/gateway",
     "mpp/session/evm",
+    "mpp/session/lightning",
     "mpp/session/tempo",
     "mpp/subscription/stripe",
     "mpp/subscription/tempo",
@@ -57,6 +59,7 @@ FILES = {
     "mpp/charge/evm/hash": "mpp-charge-evm-hash.json",
     "mpp/charge/evm/permit2": "mpp-charge-evm-permit2.json",
     "mpp/charge/evm/transaction": "mpp-charge-evm-transaction.json",
+    "mpp/charge/lightning": "mpp-charge-lightning.json",
     "mpp/charge/nearintents": "mpp-charge-nearintents.json",
     "mpp/charge/stripe": "mpp-charge-stripe.json",
     "mpp/charge/tempo/memo": "mpp-charge-tempo-memo.json",
@@ -64,6 +67,7 @@ FILES = {
     "mpp/charge/usdc/evm": "mpp-charge-usdc-evm.json",
     "mpp/charge/usdc/gateway": "mpp-charge-usdc-gateway.json",
     "mpp/session/evm": "mpp-session-evm.json",
+    "mpp/session/lightning": "mpp-session-lightning.json",
     "mpp/session/tempo": "mpp-session-tempo.json",
     "mpp/subscription/stripe": "mpp-subscription-stripe.json",
     "mpp/subscription/tempo": "mpp-subscription-tempo.json",
@@ -71,8 +75,10 @@ FILES = {
 # The pairings whose payment is no public proof of H: their challenges name an agreement URL, paid first.
 AGREEMENT_FIRST = {
     "mpp/charge/card", "mpp/charge/stripe", "mpp/subscription/stripe", "mpp/charge/nearintents",
-    "mpp/charge/evm/transaction", "mpp/charge/evm/hash",
+    "mpp/charge/evm/transaction", "mpp/charge/evm/hash", "mpp/charge/lightning", "mpp/session/lightning",
 }
+# The pairings whose payer's node pays a BOLT11 invoice (a bolt11-pay request), answered with a preimage.
+LIGHTNING = {"mpp/charge/lightning", "mpp/session/lightning"}
 EIP712 = {"mpp/charge/evm/authorization", "mpp/charge/evm/permit2", "mpp/charge/usdc/evm"}
 ORDER = ["realm", "method", "intent", "request", "expires", "id", "opaque"]
 
@@ -241,6 +247,8 @@ def default_answers(base, inputs=None):
         return mpp_tempo.session_answers(PAYER_KEY, sign)
     if p == mpp_tempo.SUBSCRIPTION:
         return [mpp_tempo.digest(PAYER_KEY)]
+    if p in LIGHTNING:
+        return [base.presented["payload"]["preimage"]]
     return []
 
 
@@ -255,6 +263,8 @@ def wallet_answers(base):
         return {"tempo-call": mpp_tempo.tempo(PAYER_KEY)}
     if base.pairing == mpp_tempo.SUBSCRIPTION:
         return {"tempo-key-authorization": mpp_tempo.digest(PAYER_KEY)}
+    if base.pairing in LIGHTNING:
+        return {"bolt11-pay": base.presented["payload"]["preimage"]}
     out = {"evm-calls": SESSION_HASH}
     if base.pairing == "mpp/charge/evm/transaction":
         out["evm-call"] = tx(base)

@@ -9,7 +9,7 @@ import json
 import mpp_header
 import mpp_tempo
 from mpp import (
-    AGREEMENT_FIRST, ANVIL_1, BASES, EIP712, ORDER, OTHER_KEY, PAIRINGS, PAYER, PAYER_KEY, b64u, compact, default_answers,
+    AGREEMENT_FIRST, ANVIL_1, BASES, EIP712, LIGHTNING, ORDER, OTHER_KEY, PAIRINGS, PAYER, PAYER_KEY, b64u, compact, default_answers,
     gateway, h_body, jcs, ok_reply, place, rfc3339, sha, sign, tx, unb64u, wallet_answers,
 )
 
@@ -242,6 +242,16 @@ FIELDS = {
         (("methodDetails",), [None, [], {}]),
     ],
     "tempo": mpp_tempo.FIELDS,
+    "lightning": [
+        (("amount",), AMOUNTS), (("currency",), ["sat", "SAT", "msat", "", None, 5]),
+        (("methodDetails", "network"), ["mainnet", "signet", "regtest", "testnet", "", None, 5]),
+        (("methodDetails", "paymentHash"), ["0x" + "ab" * 32, "ab" * 32, "AB" * 32, "ab" * 31, None, 5]),
+        (("methodDetails", "invoice"), ["lnbc1", "", None, 5, "x" * 9000]),
+        (("paymentHash",), ["ab" * 32, None, 5]),
+        (("description",), ["the terms", "", None]),
+        (("depositInvoice",), ["lnbc1", "", None, 5]),
+        (("methodDetails",), [None, [], {}, "x"]),
+    ],
     "tempo-session": mpp_tempo.SESSION_FIELDS,
     "tempo-subscription": mpp_tempo.SUBSCRIPTION_FIELDS,
 }
@@ -260,6 +270,8 @@ def family(pairing):
         return "nearintents"
     if pairing in mpp_tempo.TEMPO:
         return "tempo"
+    if pairing in LIGHTNING:
+        return "lightning"
     if pairing == mpp_tempo.SESSION:
         return "tempo-session"
     if pairing == mpp_tempo.SUBSCRIPTION:
@@ -567,11 +579,14 @@ INPUTS = {
     "accountNonce": [0, 7, -1, 1.5, "7", 2**53, 2**53 - 1, None],
     "x": [1, None, "y"],
     "clientId": mpp_tempo.CLIENT_IDS,
+    "returnInvoice": [None, "", 5, "lnbc1", "lnbc250n1p4tzwuq", "x" * 9000, [],
+                      "lnbc1pvjluezsp5zyg3zyg3zyg3zyg3zyg3zyg3zyg3zyg3zyg3zyg3zyg3zyg3zygs"],
 }
 PAIRING_INPUTS = {
     mpp_tempo.MEMO: ["clientId", "clientId", "x"],
     mpp_tempo.PUSH: ["clientId", "clientId", "x"],
     mpp_tempo.SESSION: ["deposit", "deposit", "authorizedSigner", "credentialType", "tokenDomain", "x"],
+    "mpp/session/lightning": ["returnInvoice", "returnInvoice", "x"],
     "mpp/charge/evm/authorization": ["tokenDomain", "x"],
     "mpp/charge/usdc/evm": ["tokenDomain", "x"],
     "mpp/charge/evm/permit2": ["spender", "x"],
@@ -697,6 +712,11 @@ def answer_variants(rng, base):
             lit = rng.choice(LITERALS)
             return [funding, lit], f"voucher {compact(lit)[:30]}"
         return [rng.choice(HASHES), sign()], "a hash funding"
+    if p in LIGHTNING:
+        pre = base.presented["payload"]["preimage"]
+        lit = rng.choice([[pre], [pre.upper()], ["0x" + pre], [pre[:-1]], [pre + "0"], ["11" * 32], ["gg" * 32], [""],
+                          [None], [5], [[pre]], [{"preimage": pre}], [pre, pre], []])
+        return lit, f"preimage answers {compact(lit)[:40]}"
     lit = rng.choice([[], [None], ["0x" + "11" * 65], [{}]])
     return lit, f"answers {compact(lit)}"
 
