@@ -17,11 +17,12 @@ use terms::{FixedClock, Options, TransactOutcome, hash_equals, transact};
 #[tokio::main(flavor = "current_thread")]
 async fn main() -> Result<(), Box<dyn std::error::Error>> {
     let pairing = terms::pairing("x402/exact/eip155/erc7710")?;
+    let seller = Seller::new()?;
     let wallet = Wallet::new()?;
     let options = Options::new().clock(FixedClock(NOW));
 
     // First call: the terms are fetched and compared, the agreement URL is asked once, nothing is signed.
-    let TransactOutcome::ToApprove(pending) = transact(&offer(), pairing, &wallet, &Seller, &options).await? else {
+    let TransactOutcome::ToApprove(pending) = transact(&offer(), pairing, &wallet, &seller, &options).await? else {
         return Err("expected an agreement payment to approve".into());
     };
     let o = &pending.approve.option;
@@ -30,7 +31,7 @@ async fn main() -> Result<(), Box<dyn std::error::Error>> {
 
     // Second call, with the approval unchanged: the agreement payment is signed and paid once, then the delegation.
     let approved = options.approved(pending.approve);
-    let TransactOutcome::Signed(paid) = transact(&offer(), pairing, &wallet, &Seller, &approved).await? else {
+    let TransactOutcome::Signed(paid) = transact(&offer(), pairing, &wallet, &seller, &approved).await? else {
         return Err("expected the payment".into());
     };
     let receipt = paid.agreement.ok_or("no agreement receipt")?;

@@ -18,17 +18,18 @@ use terms::{
 #[tokio::main(flavor = "current_thread")]
 async fn main() -> Result<(), Box<dyn std::error::Error>> {
     let pairing = terms::pairing("x402/exact/eip155/erc7710")?;
+    let seller = Seller::new()?;
     let wallet = Wallet::new()?;
     let options = Options::new().clock(FixedClock(NOW));
 
     // The agent: fetch and compare the terms, build the request. Nothing is signed.
-    let confirmed = confirm(&offer(), pairing, wallet.account(), &Seller, &options).await?;
+    let confirmed = confirm(&offer(), pairing, wallet.account(), &seller, &options).await?;
     let url = confirmed.chosen.agreement.clone().ok_or("the offer names no agreement URL")?;
     let kept = serde_json::to_string(&confirmed)?;
     println!("confirmed: H {} ({} bytes of terms), agreement first at {url}", confirmed.h, confirmed.bytes.len());
 
     // The agreement payment: without an approval it comes back to approve; with it, it is signed and paid once.
-    let Agreement::ToApprove(pending) = agree(&confirmed.bytes, &url, &wallet, &Seller, &options).await? else {
+    let Agreement::ToApprove(pending) = agree(&confirmed.bytes, &url, &wallet, &seller, &options).await? else {
         return Err("expected an agreement payment to approve".into());
     };
     let approval = serde_json::to_string(&pending.approve)?;
@@ -36,7 +37,7 @@ async fn main() -> Result<(), Box<dyn std::error::Error>> {
     let text = |k: &str| approve.option.get(k).and_then(serde_json::Value::as_str).unwrap_or_default().to_owned();
     println!("approve: {} of {} to {} on {}", text("amount"), text("asset"), text("payTo"), text("network"));
     let Agreement::Agreed { receipt } =
-        agree(&confirmed.bytes, &url, &wallet, &Seller, &options.approved(approve)).await?
+        agree(&confirmed.bytes, &url, &wallet, &seller, &options.approved(approve)).await?
     else {
         return Err("the agreement is not recorded".into());
     };

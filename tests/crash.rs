@@ -243,7 +243,7 @@ impl Fetch for Shop {
             if let Some((_, payment)) = paid {
                 self.receive("agreement", payment);
             }
-            let r = seller::Seller.get(request).await;
+            let r = seller::Seller::new().unwrap().get(request).await;
             self.steps.0.step("fetch.after");
             r
         })

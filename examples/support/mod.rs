@@ -1,9 +1,10 @@
-//! What the two agreement examples share: an in-memory stand-in for the seller (its ATR link, its offer and its
+//! What the agreement examples share: an in-memory stand-in for the seller (its ATR link, its offer and its
 //! agreement URL) and a wallet that signs EIP-712 requests and answers ERC-7710 requests with a delegation. Nothing
 //! here touches a network; the key is the published Anvil development key #0, never a real one.
 #![allow(dead_code)]
 
-use std::sync::Arc;
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::{Arc, Mutex};
 
 use alloy_primitives::{Address, Bytes, U256};
 use serde_json::{Value, json};
@@ -29,24 +30,26 @@ const PAY_TO: &str = "0x209693Bc6afc0C5328bA36FaF03C514EF312287C";
 /// token; its terms are the token and the cap, packed.
 const ERC20_TRANSFER_AMOUNT_ENFORCER: &str = "0xf100b0819427117EcF76Ed94B358B1A5b5C6D2Fc";
 
-pub(crate) fn link() -> String {
-    format!("https://atr.seller.example/{H}")
+/// The link of the ATR whose hash is `h`.
+pub(crate) fn link(h: &str) -> String {
+    format!("https://atr.seller.example/{h}")
 }
 
-pub(crate) fn agreement_url() -> String {
-    format!("https://api.seller.example/agreement/{H}")
+/// The agreement URL for the ATR whose hash is `h`.
+pub(crate) fn agreement_url(h: &str) -> String {
+    format!("https://api.seller.example/agreement/{h}")
 }
 
-fn legal_context() -> Value {
-    json!({"type": "sha256", "value": H, "legalContextUrl": link()})
+fn legal_context(h: &str) -> Value {
+    json!({"type": "sha256", "value": h, "legalContextUrl": link(h)})
 }
 
 /// The seller's offer: one ERC-7710 option (its delegation is no public proof of H), H and the link, and the
 /// agreement URL beside the link.
 pub(crate) fn offer() -> Value {
-    let mut info = legal_context();
+    let mut info = legal_context(H);
     if let Some(info) = info.as_object_mut() {
-        info.insert("legalContextAgreementUrl".into(), json!(agreement_url()));
+        info.insert("legalContextAgreementUrl".into(), json!(agreement_url(H)));
     }
     json!({
         "x402Version": 2,
@@ -64,11 +67,12 @@ pub(crate) fn offer() -> Value {
     })
 }
 
-/// The agreement URL's payment request: one unit, paid with EIP-3009, whose nonce will be H.
-pub(crate) fn agreement_required() -> Value {
+/// The agreement URL's payment request for the ATR whose hash is `h`: one unit, paid with EIP-3009, whose nonce
+/// will be H.
+pub(crate) fn agreement_required(h: &str) -> Value {
     json!({
         "x402Version": 2,
-        "resource": {"url": agreement_url()},
+        "resource": {"url": agreement_url(h)},
         "accepts": [{
             "scheme": "exact",
             "network": NETWORK,
@@ -78,7 +82,7 @@ pub(crate) fn agreement_required() -> Value {
             "maxTimeoutSeconds": 60,
             "extra": {"name": "USDC", "version": "2"}
         }],
-        "extensions": {"legalContext": {"info": legal_context()}}
+        "extensions": {"legalContext": {"info": legal_context(h)}}
     })
 }
 
@@ -86,17 +90,42 @@ fn answer(status: u16, headers: Vec<(String, String)>, body: Vec<u8>) -> Respons
     Response::new(status, headers, Body::from_bytes(body))
 }
 
-/// The stand-in seller: the ATR at its link; at the agreement URL, a 402 with its payment request, or, for a paid
-/// request whose payment carries H (the seller reads it back with the EIP-3009 pairing), a 200 with the receipt. It
-/// prints each answer of the agreement URL as it gives it.
-pub(crate) struct Seller;
+/// The stand-in seller of one ATR: the ATR at its link; at the agreement URL, a 402 with its payment request, or,
+/// for a paid request whose payment carries H (the seller reads it back with the EIP-3009 pairing), a 200 with the
+/// receipt. It prints each answer of the agreement URL as it gives it, and counts the receipts it gave (so a
+/// walkthrough can prove the main payment waited for one).
+pub(crate) struct Seller {
+    atr: Vec<u8>,
+    h: String,
+    receipts: AtomicUsize,
+}
 
 impl Seller {
+    /// The seller of the conformance vectors' ATR, [`ATR`], whose hash is [`H`].
+    pub(crate) fn new() -> Result<Self, hex::FromHexError> {
+        Ok(Self::of(hex::decode(ATR)?))
+    }
+
+    /// The seller of these terms.
+    pub(crate) fn of(atr: Vec<u8>) -> Self {
+        let h = terms::atr_hash(&atr).to_hex();
+        Self { atr, h, receipts: AtomicUsize::new(0) }
+    }
+
+    /// H, the hash of the seller's ATR.
+    pub(crate) fn h(&self) -> &str {
+        &self.h
+    }
+
+    /// The receipts the agreement URL has given.
+    pub(crate) fn receipts(&self) -> usize {
+        self.receipts.load(Ordering::SeqCst)
+    }
+
     fn agreement(&self, payment: Option<&str>) -> Result<Response, FetchError> {
-        let atr = hex::decode(ATR).map_err(FetchError::new)?;
         let Some(header) = payment else {
             println!("agreement URL: 402");
-            let required = serde_json::to_string(&agreement_required()).map_err(FetchError::new)?;
+            let required = serde_json::to_string(&agreement_required(&self.h)).map_err(FetchError::new)?;
             let header = b64_encode(required.as_bytes());
             return Ok(answer(402, vec![("PAYMENT-REQUIRED".into(), header)], vec![]));
         };
@@ -104,13 +133,14 @@ impl Seller {
             .and_then(|bytes| serde_json::from_slice::<Value>(&bytes).ok())
             .ok_or_else(|| FetchError::new("the payment is not base64 JSON"))?;
         let eip3009 = terms::pairing("x402/exact/eip155/eip3009").map_err(|d| FetchError::new(d.detail))?;
-        if terms::check(&atr, &paid, eip3009).is_err() {
+        if terms::check(&self.atr, &paid, eip3009).is_err() {
             println!("agreement URL: paid, 400");
             return Ok(answer(400, vec![], vec![]));
         }
         println!("agreement URL: paid, 200");
+        self.receipts.fetch_add(1, Ordering::SeqCst);
         let receipt = json!({
-            "atrHash": H,
+            "atrHash": self.h,
             "agreed": true,
             "network": NETWORK,
             "transaction": format!("0x{}", "ab".repeat(32)),
@@ -122,10 +152,10 @@ impl Seller {
 impl Fetch for Seller {
     fn get<'a>(&'a self, request: Request<'a>) -> BoxFuture<'a, Result<Response, FetchError>> {
         Box::pin(async move {
-            if request.url == link() {
-                return Ok(answer(200, vec![], hex::decode(ATR).map_err(FetchError::new)?));
+            if request.url == link(&self.h) {
+                return Ok(answer(200, vec![], self.atr.clone()));
             }
-            if request.url == agreement_url() {
+            if request.url == agreement_url(&self.h) {
                 let payment = request.headers.iter().find(|(n, _)| n.eq_ignore_ascii_case("payment-signature"));
                 return self.agreement(payment.map(|(_, v)| *v));
             }
@@ -137,18 +167,24 @@ impl Fetch for Seller {
 /// The wallet: EIP-712 requests signed with the key; an ERC-7710 request answered with a root delegation from the
 /// key's account to the payee, capped by MetaMask's ERC-20 transfer-amount enforcer at the request's amount of its
 /// token, with the request's salt (H), signed for the reference DelegationManager. It prints each request kind it
-/// signs.
+/// signs, and keeps them (its clones share the list).
 #[derive(Clone)]
 pub(crate) struct Wallet {
     key: Arc<LocalSigner>,
     account: String,
+    kinds: Arc<Mutex<Vec<&'static str>>>,
 }
 
 impl Wallet {
     pub(crate) fn new() -> Result<Self, SignerError> {
         let key = LocalSigner::from_hex(ANVIL_KEY_0, 84_532)?;
         let account = key.account().to_owned();
-        Ok(Self { key: Arc::new(key), account })
+        Ok(Self { key: Arc::new(key), account, kinds: Arc::default() })
+    }
+
+    /// The kinds of the requests it was asked to sign, in order.
+    pub(crate) fn kinds(&self) -> Vec<&'static str> {
+        self.kinds.lock().map(|k| k.clone()).unwrap_or_default()
     }
 
     fn delegation(&self, fields: &serde_json::Map<String, Value>) -> Result<Value, SignerError> {
@@ -185,6 +221,7 @@ impl Signer for Wallet {
     fn sign<'a>(&'a self, request: &'a SigningRequest) -> BoxFuture<'a, Result<Answer, SignerError>> {
         Box::pin(async move {
             println!("signer: {}", request.kind());
+            self.kinds.lock().map_err(|_| SignerError::new("the wallet's list is poisoned"))?.push(request.kind());
             match request {
                 SigningRequest::Erc7710(fields) => self.delegation(fields).map(Answer::new),
                 other => self.key.sign(other).await,
