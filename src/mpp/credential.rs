@@ -123,7 +123,9 @@ pub(crate) fn echoed_h(challenge: &Object) -> Result<AtrHash, Refusal> {
     if lc != Some(h) {
         return Err(Refusal::mpp(Reason::OpaqueNotThisHash));
     }
-    B64Json::new(text(challenge, "request")).object().ok_or(Refusal::mpp(Reason::RequestMalformed))?;
+    if !B64Json::new(text(challenge, "request")).decodes() {
+        return Err(Refusal::mpp(Reason::RequestMalformed));
+    }
     Ok(h)
 }
 
