@@ -241,6 +241,9 @@ pub(crate) async fn compare_staged(
     Ok(Compared { chosen: staged.chosen, bytes, h })
 }
 
+/// A build kept, where there is one, beside its first request.
+pub(crate) type BuiltRequest<'a> = (Option<Box<dyn Unsigned + 'a>>, Option<SigningRequest>);
+
 /// The unsigned payment built from the compared bytes, and its first request: `(None, None)` where the pairing has
 /// nothing for the buyer to sign. A caller that keeps the build (transact) completes it in place of `finish`'s
 /// rebuild of the same choice and bytes.
@@ -249,7 +252,7 @@ pub(crate) fn build_request<'a>(
     chosen: &'a Chosen,
     bytes: &'a [u8],
     h: &AtrHash,
-) -> Result<(Option<Box<dyn Unsigned + 'a>>, Option<SigningRequest>), Declined> {
+) -> Result<BuiltRequest<'a>, Declined> {
     let built = match build_guarded(pairing, chosen, bytes, h) {
         Ok(unsigned) => request_guarded(pairing, unsigned.as_ref()).map(|request| (Some(unsigned), request)),
         Err(r) if r.is_nothing_to_sign() => Ok((None, None)),

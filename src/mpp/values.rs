@@ -74,9 +74,11 @@ const fn b64u_chars(max: usize) -> usize {
 /// string comparison and a shared handle (the decoded object itself is never copied: nothing writes to it).
 const RECENT: usize = 8;
 
+/// The texts a thread decoded last, oldest first, each with its reading.
+type Recent = std::collections::VecDeque<(Box<str>, Option<Arc<Object>>)>;
+
 thread_local! {
-    static DECODED: std::cell::RefCell<std::collections::VecDeque<(Box<str>, Option<Arc<Object>>)>> =
-        const { std::cell::RefCell::new(std::collections::VecDeque::new()) };
+    static DECODED: std::cell::RefCell<Recent> = const { std::cell::RefCell::new(std::collections::VecDeque::new()) };
 }
 
 /// See [`B64Json::object`], as an owned copy (for a caller that keeps or changes it).
