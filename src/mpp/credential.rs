@@ -54,6 +54,11 @@ impl<'a> Credential<'a> {
         Value::Object(self.entries().map(|(k, v)| (k.to_owned(), v.clone())).collect())
     }
 
+    /// The payload, the credential set aside.
+    pub(crate) fn into_payload(self) -> Value {
+        self.payload
+    }
+
     /// The completion that hands this credential to the gate.
     pub(crate) fn completion(self) -> Completion<'a> {
         Completion::Payment { payment: Box::new(self), landed: None }
