@@ -499,7 +499,7 @@ async fn sign_agreement(
     {
         ledger.moving().await?;
     }
-    match sign_steps(pairing, &selected.chosen, request, signer, bytes, h).await? {
+    match sign_steps(pairing, &selected.chosen, request, Some(unsigned.as_ref()), signer, bytes, h).await? {
         Some(finished) => Ok(finished.signed),
         None => Err(Declined::new(DeclineCode::OfferUnreadable, "The agreement payment gave nothing to sign.")),
     }

@@ -220,7 +220,8 @@ pub(crate) fn safe_int(value: &Value) -> Option<i64> {
 
 /// The length of a string in UTF-16 code units, as JavaScript's `length` counts it.
 pub fn js_length(text: &str) -> usize {
-    text.chars().map(char::len_utf16).sum()
+    // ASCII (nearly every text a payment holds) is one unit a byte; otherwise one a character, two past U+FFFF.
+    if text.is_ascii() { text.len() } else { text.chars().map(char::len_utf16).sum() }
 }
 
 /// Writes a number as JSON.stringify writes it (ECMAScript `Number::toString`): an integer beyond 2^53 is the double

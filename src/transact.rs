@@ -11,8 +11,8 @@ use crate::fetch::Fetch;
 use crate::gate::journal_failed;
 use crate::gate::ledger::{Ledger, Opened, Opening, approval, open};
 use crate::gate::{
-    Agreement, AgreementReceipt, Confirmed, Document, Options, Role, SpendApproval, Staged, ToApprove, confirm_staged,
-    keep, sign_steps, spend_check, stage,
+    Agreement, AgreementReceipt, Compared, Document, Options, Role, SpendApproval, Staged, ToApprove, build_request,
+    compare_staged, keep, sign_steps, spend_check, stage,
 };
 use crate::hash::AtrHash;
 use crate::pairing::Pairing;
@@ -159,21 +159,25 @@ async fn paying(
     options: &Options,
     ledger: Option<&Ledger<'_>>,
 ) -> Result<Paid, Declined> {
-    let confirmed = confirm_staged(staged, doc, pairing, fetch).await?;
-    let Confirmed { chosen, request, bytes, h } = confirmed;
+    let Compared { chosen, bytes, h } = compare_staged(staged, doc, pairing, fetch).await?;
     let mut receipt = None;
-    if let Some(url) = &chosen.agreement {
-        match agreement(&bytes, url, pairing, signer, fetch, options).await? {
-            Agreement::Agreed { receipt: r } => receipt = Some(r),
-            Agreement::ToApprove(t) => return Ok(Paid::ToApprove(t)),
+    let done = {
+        // Built once, as confirm builds it: the signer is handed its request, and its answers complete this same
+        // build (the choice and the bytes are not changed in between) rather than a rebuild.
+        let (unsigned, request) = build_request(pairing, &chosen, &bytes, &h)?;
+        if let Some(url) = &chosen.agreement {
+            match agreement(&bytes, url, pairing, signer, fetch, options).await? {
+                Agreement::Agreed { receipt: r } => receipt = Some(r),
+                Agreement::ToApprove(t) => return Ok(Paid::ToApprove(t)),
+            }
         }
-    }
-    if let (Some(ledger), Some(first)) = (ledger, &request)
-        && pairing.moves(first)
-    {
-        ledger.moving().await?;
-    }
-    let done = sign_steps(pairing, &chosen, request, signer, &bytes, h).await?;
+        if let (Some(ledger), Some(first)) = (ledger, &request)
+            && pairing.moves(first)
+        {
+            ledger.moving().await?;
+        }
+        sign_steps(pairing, &chosen, request, unsigned.as_deref(), signer, &bytes, h).await?
+    };
     Ok(Paid::Signed(match done {
         None => Transacted { signed: None, bytes, h, agreement: receipt, landed: None, attempt: None },
         Some(f) => {

@@ -194,6 +194,28 @@ pub(crate) async fn confirm_staged(
     pairing: &dyn Pairing,
     fetch: &dyn Fetch,
 ) -> Result<Confirmed, Declined> {
+    let Compared { chosen, bytes, h } = compare_staged(staged, doc, pairing, fetch).await?;
+    let (_, request) = build_request(pairing, &chosen, &bytes, &h)?;
+    Ok(Confirmed { chosen, request, bytes, h })
+}
+
+/// A choice whose link served the advertised bytes: what [`build_request`] builds from.
+pub(crate) struct Compared {
+    /// The choice, its document kept.
+    pub(crate) chosen: Chosen,
+    /// The bytes the link served.
+    pub(crate) bytes: Vec<u8>,
+    /// Their hash, equal to the advertised H.
+    pub(crate) h: AtrHash,
+}
+
+/// Link rule → one fetch → compare → agreement offered → keep the document (where [`keep`] has not): nothing built.
+pub(crate) async fn compare_staged(
+    staged: Staged,
+    doc: Option<Cow<'_, Value>>,
+    pairing: &dyn Pairing,
+    fetch: &dyn Fetch,
+) -> Result<Compared, Declined> {
     let mut staged = staged;
     if !is_https_link(&staged.link) {
         let detail = ns_code(pairing, link_reason(&staged.link)).code();
@@ -216,14 +238,27 @@ pub(crate) async fn confirm_staged(
     if let Some(doc) = doc {
         keep(pairing, &mut staged, doc)?;
     }
-    let chosen = staged.chosen;
-    let request = match build_guarded(pairing, &chosen, &bytes, &h) {
-        Ok(unsigned) => request_guarded(pairing, unsigned.as_ref()),
-        Err(r) if r.is_nothing_to_sign() => Ok(None),
+    Ok(Compared { chosen: staged.chosen, bytes, h })
+}
+
+/// A build kept, where there is one, beside its first request.
+pub(crate) type BuiltRequest<'a> = (Option<Box<dyn Unsigned + 'a>>, Option<SigningRequest>);
+
+/// The unsigned payment built from the compared bytes, and its first request: `(None, None)` where the pairing has
+/// nothing for the buyer to sign. A caller that keeps the build (transact) completes it in place of `finish`'s
+/// rebuild of the same choice and bytes.
+pub(crate) fn build_request<'a>(
+    pairing: &'a dyn Pairing,
+    chosen: &'a Chosen,
+    bytes: &'a [u8],
+    h: &AtrHash,
+) -> Result<BuiltRequest<'a>, Declined> {
+    let built = match build_guarded(pairing, chosen, bytes, h) {
+        Ok(unsigned) => request_guarded(pairing, unsigned.as_ref()).map(|request| (Some(unsigned), request)),
+        Err(r) if r.is_nothing_to_sign() => Ok((None, None)),
         Err(r) => Err(r),
     };
-    let request = request.map_err(|r| decline(DeclineCode::OfferUnreadable, r.code()))?;
-    Ok(Confirmed { chosen, request, bytes, h })
+    built.map_err(|r| decline(DeclineCode::OfferUnreadable, r.code()))
 }
 
 /// Rebuilds the payment from `chosen` and the bytes, joins the signer's answers (in order; none where the build is
@@ -254,6 +289,29 @@ impl Unfinished {
 
 /// [`finish`], its decline beside the refusal it was made from.
 fn finishing(bytes: &[u8], chosen: &Chosen, answers: &[Answer], pairing: &dyn Pairing) -> Result<Finish, Unfinished> {
+    completing(bytes, chosen, answers, pairing, None)
+}
+
+/// The unsigned payment `transact` built at confirm, kept to be completed, and the hash it was built with.
+#[derive(Clone, Copy)]
+pub(crate) struct Built<'a> {
+    /// The build.
+    pub(crate) unsigned: &'a dyn Unsigned,
+    /// The hash handed to the build.
+    pub(crate) h: &'a AtrHash,
+}
+
+/// [`finishing`] with the build of the same pairing, choice and bytes made before, where the caller kept one: it is
+/// completed in place of a rebuild only when it was built with the hash of these bytes (the build is a pure function
+/// of the pairing, the choice, the bytes and that hash, so it is the build a rebuild would make). Every check after
+/// the build is the same either way.
+fn completing(
+    bytes: &[u8],
+    chosen: &Chosen,
+    answers: &[Answer],
+    pairing: &dyn Pairing,
+    built: Option<Built<'_>>,
+) -> Result<Finish, Unfinished> {
     if bytes.len() > MAX_ATR_BYTES {
         return Err(atr::too_large().into());
     }
@@ -265,8 +323,15 @@ fn finishing(bytes: &[u8], chosen: &Chosen, answers: &[Answer], pairing: &dyn Pa
         .into());
     }
     let h = atr_hash(bytes);
-    let unsigned = build_guarded(pairing, chosen, bytes, &h)
-        .map_err(|r| Unfinished::refused(decline(DeclineCode::OfferUnreadable, r.code()), r))?;
+    let rebuilt;
+    let unsigned: &dyn Unsigned = match built.filter(|b| *b.h == h) {
+        Some(b) => b.unsigned,
+        None => {
+            rebuilt = build_guarded(pairing, chosen, bytes, &h)
+                .map_err(|r| Unfinished::refused(decline(DeclineCode::OfferUnreadable, r.code()), r))?;
+            rebuilt.as_ref()
+        }
+    };
     // Whether the signer moved the money itself matters only on a decline, so it is worked out only there.
     // As the reference reads it: no answer, or one answer that is `null`, is no answer, and nothing moved.
     let answered = match answers {
@@ -275,8 +340,7 @@ fn finishing(bytes: &[u8], chosen: &Chosen, answers: &[Answer], pairing: &dyn Pa
         _ => true,
     };
     let keep = |code: DeclineCode, detail: &str, signed: Value| {
-        let moves =
-            answered && matches!(request_guarded(pairing, unsigned.as_ref()), Ok(Some(ref r)) if pairing.moves(r));
+        let moves = answered && matches!(request_guarded(pairing, unsigned), Ok(Some(ref r)) if pairing.moves(r));
         decline(code, detail).with_moved(moves.then(|| Moved { signed, bytes: bytes.to_vec(), h }))
     };
     let completion = catch_unwind(AssertUnwindSafe(|| unsigned.complete(answers, chosen)));
@@ -352,18 +416,21 @@ pub fn check_landed(
     }
 }
 
-/// The signer, once per step in order, then `finish` over its answers. `Ok(None)` where the pairing has nothing for
-/// the buyer to sign.
+/// The signer, once per step in order, then `finish` over its answers, completing `built` (the build `first` came
+/// from, where the caller kept it) rather than rebuilding it. `Ok(None)` where the pairing has nothing for the buyer
+/// to sign.
 pub(crate) async fn sign_steps(
     pairing: &dyn Pairing,
     chosen: &Chosen,
     first: Option<SigningRequest>,
+    built: Option<&dyn Unsigned>,
     signer: &dyn Signer,
     bytes: &[u8],
     h: AtrHash,
 ) -> Result<Option<Finished>, Declined> {
+    let built = built.map(|unsigned| Built { unsigned, h: &h });
     let Some(first) = first else {
-        return match finishing(bytes, chosen, &[], pairing) {
+        return match completing(bytes, chosen, &[], pairing, built) {
             Err(Unfinished { refusal: Some(r), .. }) if r.is_nothing_to_sign() => Ok(None),
             Err(f) => Err(f.declined),
             Ok(Finish::Next(_)) => {
@@ -387,7 +454,7 @@ pub(crate) async fn sign_steps(
                 return Err(decline(DeclineCode::SignerFailed, "The signer did not sign.").with_moved(moved));
             }
         }
-        match finish(bytes, chosen, &answers, pairing)? {
+        match completing(bytes, chosen, &answers, pairing, built).map_err(|f| f.declined)? {
             Finish::Finished(f) => return Ok(Some(f)),
             Finish::Next(next) => request = next.next,
         }

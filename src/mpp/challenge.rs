@@ -3,7 +3,7 @@
 //! reference's `check_challenge` and `checked_for` do.
 
 use std::borrow::Cow;
-use std::sync::LazyLock;
+use std::sync::{Arc, LazyLock};
 
 use serde_json::Value;
 
@@ -161,7 +161,7 @@ pub(crate) struct Method {
 pub(crate) struct Checked<'a> {
     value: &'a Value,
     challenge: &'a Object,
-    request: Object,
+    request: Arc<Object>,
     expires: Option<i64>,
     pairings: Vec<&'static str>,
 }
@@ -188,7 +188,7 @@ impl<'a> Checked<'a> {
     }
 
     /// The decoded `request`.
-    pub(crate) const fn request(&self) -> &Object {
+    pub(crate) fn request(&self) -> &Object {
         &self.request
     }
 
@@ -232,14 +232,14 @@ pub(crate) fn details_of(request: &Object) -> &Object {
 /// (`mpp/expires-required`); `request` base64url JSON within its bounds (`mpp/request-malformed`); `opaque`, where
 /// present, a flat map of strings (`mpp/opaque-malformed`; the LCP members the seller's placement writes are allowed);
 /// `methodDetails`, where present, an object (`mpp/request-malformed`).
-pub(crate) fn common(c: &Object) -> Result<(Object, Option<i64>), Refusal> {
+pub(crate) fn common(c: &Object) -> Result<(Arc<Object>, Option<i64>), Refusal> {
     let expires = match c.member("expires").and_then(Value::as_str) {
         Some(text) => Some(unix_of(text).ok_or(Refusal::mpp(Reason::ExpiresRequired))?),
         None => None,
     };
     let request = B64Json::new(text(c, "request")).object().ok_or(Refusal::mpp(Reason::RequestMalformed))?;
-    if let Some(opaque) = c.member("opaque").and_then(Value::as_str) {
-        B64Json::new(opaque).string_map().ok_or(Refusal::mpp(Reason::OpaqueMalformed))?;
+    if c.member("opaque").and_then(Value::as_str).is_some_and(|opaque| !B64Json::new(opaque).is_string_map()) {
+        return Err(Refusal::mpp(Reason::OpaqueMalformed));
     }
     if request.member("methodDetails").is_some_and(|d| !d.is_object()) {
         return Err(Refusal::mpp(Reason::RequestMalformed));

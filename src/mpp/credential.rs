@@ -54,6 +54,11 @@ impl<'a> Credential<'a> {
         Value::Object(self.entries().map(|(k, v)| (k.to_owned(), v.clone())).collect())
     }
 
+    /// The payload, the credential set aside.
+    pub(crate) fn into_payload(self) -> Value {
+        self.payload
+    }
+
     /// The completion that hands this credential to the gate.
     pub(crate) fn completion(self) -> Completion<'a> {
         Completion::Payment { payment: Box::new(self), landed: None }
@@ -123,7 +128,9 @@ pub(crate) fn echoed_h(challenge: &Object) -> Result<AtrHash, Refusal> {
     if lc != Some(h) {
         return Err(Refusal::mpp(Reason::OpaqueNotThisHash));
     }
-    B64Json::new(text(challenge, "request")).object().ok_or(Refusal::mpp(Reason::RequestMalformed))?;
+    if !B64Json::new(text(challenge, "request")).decodes() {
+        return Err(Refusal::mpp(Reason::RequestMalformed));
+    }
     Ok(h)
 }
 

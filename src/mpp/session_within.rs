@@ -69,7 +69,7 @@ pub(crate) fn session_request(challenge: Option<&Value>, method: &str) -> Result
     if request.member("methodDetails").is_some_and(|d| !d.is_object()) {
         return Err(Refusal::mpp(Reason::RequestMalformed));
     }
-    Ok(request)
+    Ok(std::sync::Arc::unwrap_or_clone(request))
 }
 
 /// What a challenge of the within document says of a channel.

@@ -2,6 +2,8 @@
 //! `opaque`), RFC 3339 times, decimal amounts, EVM addresses, positive integers and CAIP-2 ids. All pure: no I/O, no
 //! panic on any input.
 
+use std::sync::Arc;
+
 use ruint::aliases::U256;
 use serde_json::{Map, Value};
 
@@ -34,14 +36,24 @@ impl<'a> B64Json<'a> {
 
     /// The JSON object the text holds: canonical unpadded base64url of at most 8 KiB, UTF-8 JSON (as JSON.parse reads
     /// it) holding an object nested at most 16 deep, whose numbers are all finite and which has an RFC 8785 form.
-    /// `None` for anything else.
-    pub(crate) fn object(&self) -> Option<Object> {
-        decode_object(self.raw)
+    /// `None` for anything else. Shared with the thread's recent decodes (read it, never copy it to read it).
+    pub(crate) fn object(&self) -> Option<Arc<Object>> {
+        decode_shared(self.raw)
+    }
+
+    /// Whether the text holds such an object: [`B64Json::object`] for a check that reads nothing of it.
+    pub(crate) fn decodes(&self) -> bool {
+        self.object().is_some()
     }
 
     /// The flat string-to-string map the text holds (an `opaque`), or `None`.
-    pub(crate) fn string_map(&self) -> Option<Object> {
+    pub(crate) fn string_map(&self) -> Option<Arc<Object>> {
         self.object().filter(|m| m.values().all(Value::is_string))
+    }
+
+    /// Whether the text holds such a map: [`B64Json::string_map`] for a check that reads nothing of it.
+    pub(crate) fn is_string_map(&self) -> bool {
+        self.string_map().is_some()
     }
 
     /// Whether the text is exactly the base64url of the RFC 8785 form of `parsed`, its own decoding: the bytes a
@@ -59,17 +71,25 @@ const fn b64u_chars(max: usize) -> usize {
 /// How many decoded texts each thread remembers: a confirm or finish reads the same `request` and `opaque` of one or
 /// two challenges about ten times over (the read, the choice, the build, the bound), and each reading is a base64url
 /// decode, two JSON parses and an RFC 8785 write; remembering the last few makes every reading after the first a
-/// string comparison and a copy.
+/// string comparison and a shared handle (the decoded object itself is never copied: nothing writes to it).
 const RECENT: usize = 8;
 
+/// The texts a thread decoded last, oldest first, each with its reading.
+type Recent = std::collections::VecDeque<(Box<str>, Option<Arc<Object>>)>;
+
 thread_local! {
-    static DECODED: std::cell::RefCell<std::collections::VecDeque<(Box<str>, Option<Object>)>> =
-        const { std::cell::RefCell::new(std::collections::VecDeque::new()) };
+    static DECODED: std::cell::RefCell<Recent> = const { std::cell::RefCell::new(std::collections::VecDeque::new()) };
+}
+
+/// See [`B64Json::object`], as an owned copy (for a caller that keeps or changes it).
+#[cfg(test)]
+pub(crate) fn decode_object(text: &str) -> Option<Object> {
+    decode_shared(text).map(Arc::unwrap_or_clone)
 }
 
 /// See [`B64Json::object`]. A pure function of the text: what the thread last decoded is kept by the whole text
-/// (compared byte for byte) and handed back as a copy.
-pub(crate) fn decode_object(text: &str) -> Option<Object> {
+/// (compared byte for byte) and handed back shared, read-only.
+fn decode_shared(text: &str) -> Option<Arc<Object>> {
     if text.len() > b64u_chars(MAX_DECODED) {
         return None;
     }
@@ -77,7 +97,7 @@ pub(crate) fn decode_object(text: &str) -> Option<Object> {
     if let Some(object) = known {
         return object;
     }
-    let object = decode_uncached(text);
+    let object = decode_uncached(text).map(Arc::new);
     DECODED.with(|d| {
         let mut d = d.borrow_mut();
         if d.len() == RECENT {

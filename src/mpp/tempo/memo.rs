@@ -13,7 +13,7 @@ use crate::codec::to_hex;
 use crate::hash::AtrHash;
 use crate::json::Member;
 use crate::mpp::attribution_memo;
-use crate::mpp::credential::{Echoed, did_pkh, echoed_for};
+use crate::mpp::credential::{Credential, Echoed, did_pkh, echoed_for};
 use crate::mpp::memo::check_attribution;
 use crate::mpp::pieces::{OneAnswer, Piece};
 use crate::pairing::{Advertised, ChooseContext, Chosen, InputFormat, InputSpec, InputType, Pairing, Quote, Unsigned};
@@ -108,12 +108,11 @@ fn build<'a>(piece: &Piece, chosen: &'a Chosen, h: &AtrHash) -> Result<Box<dyn U
         let mut payload = Map::with_capacity(2);
         payload.insert("type".into(), "transaction".into());
         payload.insert("signature".into(), signed.into());
-        let mut credential = Map::with_capacity(3);
-        credential.insert("challenge".into(), echo.as_ref().clone());
-        credential.insert("source".into(), check_source.clone().into());
-        credential.insert("payload".into(), Value::Object(payload.clone()));
-        signed_memo_call(&Value::Object(credential))?;
-        Ok(Value::Object(payload))
+        // The credential read member by member, the echo borrowed: the members and the bounds of the whole
+        // `{challenge, source, payload}` value, so the same refusal (over the bounds, `mpp/credential-malformed`).
+        let credential = Credential::new(Cow::Borrowed(echo.as_ref()), Some(check_source.clone()), payload.into())?;
+        signed_memo_call(&credential)?;
+        Ok(credential.into_payload())
     })))
 }
 
