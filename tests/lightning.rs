@@ -10,7 +10,7 @@ mod bolt11;
 mod support;
 
 use serde_json::{Map, Value, json};
-use support::{CountingSigner, Reply, ScriptedFetch, paused, vectors};
+use support::vectors;
 use terms::pairing::{ChooseContext, Chosen};
 use terms::rail::lightning::{Field, decode, invoice_h};
 use terms::{Answer, AtrHash, DeclineCode, Pairing, SigningRequest, atr_hash, check};
@@ -114,19 +114,8 @@ fn plant(file: &str, id: &str) {
     let f = vectors(file);
     let r = row(&f, "B2");
     assert_eq!(r["pairing"], id);
-    let i = &r["input"];
-    let served = support::hex(text(&i["servesHex"]));
-    assert_eq!(atr_hash(&served).to_hex(), text(&r["servedHash"]));
-    let link = text(&i["doc"]["extensions"]["legalContext"]["info"]["legalContextUrl"]).to_owned();
-    let signer = CountingSigner::new(&format!("0x{}", "11".repeat(32)), text(&i["account"]));
-    let fetch = ScriptedFetch::new().script(&link, vec![Reply::ok(served)]);
-    let options = terms::Options::new()
-        .clock(terms::FixedClock(i["now"].as_u64().unwrap()))
-        .inputs(i["inputs"].as_object().cloned().unwrap());
-    let got = paused().block_on(terms::transact(&i["doc"], pairing(id), &signer, &fetch, &options));
-    let want: DeclineCode = serde_json::from_value(r["expect"]["decline"].clone()).unwrap();
-    assert_eq!(got.unwrap_err().code, want);
-    assert_eq!(signer.count() as u64, r["expect"]["signCalls"].as_u64().unwrap());
+    let link = text(&r["input"]["doc"]["extensions"]["legalContext"]["info"]["legalContextUrl"]).to_owned();
+    support::plant_declines_before_the_signer(&f, r, &link, pairing(id));
 }
 
 /// A buyer row's B6: check over the file's payment gives H for the ATR, and declines for the planted one.
@@ -134,16 +123,7 @@ fn b6(file: &str, id: &str) {
     let f = vectors(file);
     let r = row(&f, "B6");
     assert_eq!(r["pairing"], id);
-    for (case, want) in r["input"]["check"].as_array().unwrap().iter().zip(r["expect"].as_array().unwrap()) {
-        let got = check(&support::hex(text(&case["bytesHex"])), &r["input"]["presented"], pairing(id));
-        match want.get("h") {
-            Some(h) => assert_eq!(got.unwrap().h.to_hex(), text(h)),
-            None => {
-                let want: DeclineCode = serde_json::from_value(want["decline"].clone()).unwrap();
-                assert_eq!(got.unwrap_err().code, want);
-            }
-        }
-    }
+    support::b6_checks(r, pairing(id));
 }
 
 // ---------------------------------------------------------------------------------------------------------------

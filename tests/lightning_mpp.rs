@@ -13,10 +13,10 @@ mod support;
 use base64::Engine as _;
 use base64::engine::general_purpose::URL_SAFE_NO_PAD;
 use serde_json::{Map, Value, json};
-use support::{CountingSigner, Reply, ScriptedFetch, paused, vectors};
+use support::vectors;
 use terms::pairing::{ChooseContext, Chosen};
 use terms::rail::lightning::decode;
-use terms::{Answer, AtrHash, DeclineCode, Pairing, atr_hash, check};
+use terms::{Answer, AtrHash, Pairing, atr_hash};
 
 const CHARGE_FILE: &str = "mpp-charge-lightning.json";
 const SESSION_FILE: &str = "mpp-session-lightning.json";
@@ -103,36 +103,15 @@ fn plant(file: &str, id: &str) {
     let f = vectors(file);
     let r = row(&f, "B2");
     assert_eq!(r["pairing"], id);
-    let i = &r["input"];
-    let served = support::hex(text(&i["servesHex"]));
-    assert_eq!(atr_hash(&served).to_hex(), text(&r["servedHash"]));
-    let link = terms::mpp::read(&i["doc"]).unwrap().link;
-    let signer = CountingSigner::new(&format!("0x{}", "11".repeat(32)), text(&i["account"]));
-    let fetch = ScriptedFetch::new().script(&link, vec![Reply::ok(served)]);
-    let mut options = terms::Options::new().clock(terms::FixedClock(i["now"].as_u64().unwrap()));
-    if let Some(inputs) = i["inputs"].as_object() {
-        options = options.inputs(inputs.clone());
-    }
-    let got = paused().block_on(terms::transact(&i["doc"], pairing(id), &signer, &fetch, &options));
-    let want: DeclineCode = serde_json::from_value(r["expect"]["decline"].clone()).unwrap();
-    assert_eq!(got.unwrap_err().code, want);
-    assert_eq!(signer.count() as u64, r["expect"]["signCalls"].as_u64().unwrap());
+    let link = terms::mpp::read(&r["input"]["doc"]).unwrap().link;
+    support::plant_declines_before_the_signer(&f, r, &link, pairing(id));
 }
 
 fn b6(file: &str, id: &str) {
     let f = vectors(file);
     let r = row(&f, "B6");
     assert_eq!(r["pairing"], id);
-    for (case, want) in r["input"]["check"].as_array().unwrap().iter().zip(r["expect"].as_array().unwrap()) {
-        let got = check(&support::hex(text(&case["bytesHex"])), &r["input"]["presented"], pairing(id));
-        match want.get("h") {
-            Some(h) => assert_eq!(got.unwrap().h.to_hex(), text(h)),
-            None => {
-                let want: DeclineCode = serde_json::from_value(want["decline"].clone()).unwrap();
-                assert_eq!(got.unwrap_err().code, want);
-            }
-        }
-    }
+    support::b6_checks(r, pairing(id));
 }
 
 /// The placed challenge B6 echoes is the file's challenge and request, with the id carrying H.

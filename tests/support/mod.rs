@@ -376,17 +376,21 @@ pub fn paused() -> tokio::runtime::Runtime {
 }
 
 /// A vector file's plant row (`B2`): the seller serves other bytes than the ones H names, and `transact` declines
-/// with the row's code before the signer is asked (`signCalls`). `link` is where the row's document points.
+/// with the row's code before the signer is asked (`signCalls`), with the buyer's inputs where the row names them.
+/// `link` is where the row's document points; the signer holds the file's payer key, or a stand-in key where the
+/// file names none (a Lightning node's: the signer is never asked).
 pub fn plant_declines_before_the_signer(f: &Value, r: &Value, link: &str, pairing: &'static dyn Pairing) {
     let i = &r["input"];
     let served = hex(i["servesHex"].as_str().expect("servesHex"));
     assert_eq!(terms::atr_hash(&served).to_hex(), r["servedHash"].as_str().expect("servedHash"));
-    let signer = CountingSigner::new(
-        f["fixed"]["payerKey"].as_str().expect("payerKey"),
-        i["account"].as_str().expect("account"),
-    );
+    let stand_in = format!("0x{}", "11".repeat(32));
+    let key = f["fixed"]["payerKey"].as_str().unwrap_or(&stand_in);
+    let signer = CountingSigner::new(key, i["account"].as_str().expect("account"));
     let fetch = ScriptedFetch::new().script(link, vec![Reply::ok(served)]);
-    let options = terms::Options::new().clock(terms::FixedClock(i["now"].as_u64().expect("now")));
+    let mut options = terms::Options::new().clock(terms::FixedClock(i["now"].as_u64().expect("now")));
+    if let Some(inputs) = i["inputs"].as_object() {
+        options = options.inputs(inputs.clone());
+    }
     let got = paused().block_on(terms::transact(&i["doc"], pairing, &signer, &fetch, &options));
     let want: terms::DeclineCode = serde_json::from_value(r["expect"]["decline"].clone()).expect("decline");
     assert_eq!(got.expect_err("a plant declines").code, want);
