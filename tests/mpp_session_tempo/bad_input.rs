@@ -102,3 +102,30 @@ fn amounts_past_their_width_are_refused() {
     let paid = run_within(&json!([seller_challenge(below_96, Some(&hold.channel), None)]), &hold, &wallet, None);
     assert_eq!(paid.unwrap().signed["payload"]["cumulativeAmount"], json!(below_96));
 }
+
+#[test]
+fn a_credential_type_or_token_domain_of_another_form_is_input_missing() {
+    // The reference's session piece reads both optional inputs for the Tempo session too (its Tempo build takes
+    // neither): integraledger-terms 0.4.0 `confirm` of B2 with `credentialType` 5 or "x", or `tokenDomain` "USDC" or
+    // [] -> Declined(code='no-payable-option', detail='mpp/input-missing'); with `credentialType` "hash" it confirms.
+    let account = b2()["account"].as_str().unwrap().to_owned();
+    for (name, value, refused) in [
+        ("credentialType", json!(5), true),
+        ("credentialType", json!("x"), true),
+        ("tokenDomain", json!("USDC"), true),
+        ("tokenDomain", json!([]), true),
+        ("credentialType", json!("hash"), false),
+        ("tokenDomain", json!({"name": "USDC", "version": "2"}), false),
+    ] {
+        let link = pairing().read(&b2()["doc"]).unwrap().link;
+        let fetch = ScriptedFetch::new().script(&link, vec![Reply::ok(ABC)]);
+        let mut inputs = b2_inputs();
+        inputs.insert(name.into(), value.clone());
+        let got = paused().block_on(terms::confirm(&b2()["doc"], pairing(), &account, &fetch, &options(&inputs)));
+        if refused {
+            declined(&got, "no-payable-option", "mpp/input-missing");
+        } else {
+            assert!(got.is_ok(), "{name} = {value}: {got:?}");
+        }
+    }
+}

@@ -422,8 +422,19 @@ impl Pairing for SessionTempo {
         crate::mpp::read(doc)
     }
 
+    /// The first challenge offering the session on the account's chain, with the buyer's deposit. The reference's
+    /// session piece reads the EVM session's optional `credentialType` (`authorization`, `permit2` or `hash`) and
+    /// `tokenDomain` (an object) for this session too, though its Tempo build takes neither: one given in another
+    /// form is `mpp/input-missing`, as there.
     fn choose(&self, read: &Advertised<'_>, ctx: &ChooseContext<'_>) -> Result<Chosen, Refusal> {
-        PIECE.choose(read, ctx)
+        let chosen = PIECE.choose(read, ctx)?;
+        let malformed = |name: &str, ok: fn(&Value) -> bool| ctx.inputs.get(name).is_some_and(|v| !ok(v));
+        if malformed("credentialType", |v| matches!(v.as_str(), Some("authorization" | "permit2" | "hash")))
+            || malformed("tokenDomain", Value::is_object)
+        {
+            return Err(Refusal::mpp(Reason::InputMissing));
+        }
+        Ok(chosen)
     }
 
     fn inputs(&self) -> &'static [InputSpec] {
