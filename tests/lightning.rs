@@ -467,28 +467,53 @@ fn atr_names_invoice_rows() {
     }
 }
 
-/// Every top-level key of a vector file is one its tests run, or one listed with why it is not.
-fn keys_run_or_listed(name: &str, run: &[&str], listed: &[(&str, &str)]) {
-    for key in vectors(name).as_object().unwrap().keys() {
-        assert!(
-            run.contains(&key.as_str()) || listed.iter().any(|(k, _)| k == key),
-            "{name}: key {key} neither run nor listed"
-        );
-    }
-}
-
 #[test]
 fn every_key_of_the_lnbtc_file_is_run_or_listed() {
-    keys_run_or_listed(LNBTC_FILE, &["fixed", "L1", "L4", "L5", "refusals", "buyer"], &[("about", "prose")]);
+    support::keys_run_or_listed(LNBTC_FILE, &["fixed", "L1", "L4", "L5", "refusals", "buyer"], &[("about", "prose")]);
 }
 
 #[test]
 fn every_key_of_the_invoice_named_file_is_run_or_listed() {
-    keys_run_or_listed(NAMED_FILE, &["fixed", "L6", "plant2", "buyer", "atrNamesInvoice"], &[("about", "prose")]);
+    support::keys_run_or_listed(
+        NAMED_FILE,
+        &["fixed", "L6", "plant2", "buyer", "atrNamesInvoice"],
+        &[("about", "prose")],
+    );
 }
 
-// Members of run keys that are the seller's or a verifier's, not the buyer's: L4's and L2's expectPayee (the
-// payee node id recovered from the signature, which the reference's reader neither checks nor reads); L5's
-// expectIssuedDigestOfUnplaced and L6's expectIssuedDigestOfO_N (the seller's issued digests); expectReference
-// (the settlement reference a verifier keeps); fixed.atrId and fixed.request (what the seller's ATR is written
-// from).
+#[test]
+#[ignore = "not run: the payee node id is recovered from the invoice's signature, which the reference's reader neither checks nor reads"]
+fn l4_expect_payee() {
+    support::member_not_run(LNBTC_FILE, "/L4/expectPayee");
+}
+
+#[test]
+#[ignore = "not run: the seller's issued digest, not the buyer's"]
+fn l5_expect_issued_digest_of_unplaced() {
+    support::member_not_run(LNBTC_FILE, "/L5/expectIssuedDigestOfUnplaced");
+}
+
+#[test]
+#[ignore = "not run: the settlement reference a verifier keeps"]
+fn l5_expect_reference() {
+    support::member_not_run(LNBTC_FILE, "/L5/expectReference");
+}
+
+#[test]
+#[ignore = "not run: the seller's issued digest, not the buyer's"]
+fn l6_expect_issued_digest_of_o_n() {
+    support::member_not_run(NAMED_FILE, "/L6/expectIssuedDigestOfO_N");
+}
+
+#[test]
+#[ignore = "not run: the settlement reference a verifier keeps"]
+fn l6_expect_reference() {
+    support::member_not_run(NAMED_FILE, "/L6/expectReference");
+}
+
+#[test]
+#[ignore = "not run: what the seller's ATR is written from"]
+fn fixed_atr_id_and_request() {
+    support::member_not_run(NAMED_FILE, "/fixed/atrId");
+    support::member_not_run(NAMED_FILE, "/fixed/request");
+}

@@ -320,27 +320,36 @@ fn session_build_and_credential() {
     assert_build(&f, SESSION, &f["S1"]["request"]["depositInvoice"]);
 }
 
-/// Every top-level key of a vector file is one its tests run, or one listed with why it is not.
-fn keys_run_or_listed(name: &str, run: &[&str], listed: &[(&str, &str)]) {
-    for key in vectors(name).as_object().unwrap().keys() {
-        assert!(
-            run.contains(&key.as_str()) || listed.iter().any(|(k, _)| k == key),
-            "{name}: key {key} neither run nor listed"
-        );
-    }
-}
-
 #[test]
 fn every_key_of_the_charge_file_is_run_or_listed() {
-    keys_run_or_listed(CHARGE_FILE, &["fixed", "L2", "L3", "plant", "buyer"], &[("about", "prose")]);
+    support::keys_run_or_listed(CHARGE_FILE, &["fixed", "L2", "L3", "plant", "buyer"], &[("about", "prose")]);
 }
 
 #[test]
 fn every_key_of_the_session_file_is_run_or_listed() {
-    keys_run_or_listed(SESSION_FILE, &["fixed", "S1", "buyer"], &[("about", "prose")]);
+    support::keys_run_or_listed(SESSION_FILE, &["fixed", "S1", "buyer"], &[("about", "prose")]);
 }
 
-// Members of run keys that are not the buyer's: L2's expectPayee (the node id recovered from the signature,
-// which the reference's reader neither checks nor reads); L3's expectIssuedDigest (the seller's issued
-// challenge) and expectReference (the settlement reference a verifier keeps); S1's expectUnplacedRequest (the
-// request as the seller issues it, before its node writes the deposit invoice).
+#[test]
+#[ignore = "not run: the payee node id is recovered from the invoice's signature, which the reference's reader neither checks nor reads"]
+fn l2_expect_payee() {
+    support::member_not_run(CHARGE_FILE, "/L2/expectPayee");
+}
+
+#[test]
+#[ignore = "not run: the seller's issued challenge digest, not the buyer's"]
+fn l3_expect_issued_digest() {
+    support::member_not_run(CHARGE_FILE, "/L3/expectIssuedDigest");
+}
+
+#[test]
+#[ignore = "not run: the settlement reference a verifier keeps"]
+fn l3_expect_reference() {
+    support::member_not_run(CHARGE_FILE, "/L3/expectReference");
+}
+
+#[test]
+#[ignore = "not run: the request as the seller issues it, before its node writes the deposit invoice"]
+fn s1_expect_unplaced_request() {
+    support::member_not_run(SESSION_FILE, "/S1/expectUnplacedRequest");
+}

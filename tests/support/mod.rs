@@ -397,6 +397,21 @@ pub fn plant_declines_before_the_signer(f: &Value, r: &Value, link: &str, pairin
     assert_eq!(signer.count() as u64, r["expect"]["signCalls"].as_u64().expect("signCalls"));
 }
 
+/// Every top-level key of a vector file is one its tests run, or one listed with why it is not.
+pub fn keys_run_or_listed(name: &str, run: &[&str], listed: &[(&str, &str)]) {
+    for key in vectors(name).as_object().expect("a vector file is an object").keys() {
+        assert!(
+            run.contains(&key.as_str()) || listed.iter().any(|(k, _)| k == key),
+            "{name}: key {key} neither run nor listed"
+        );
+    }
+}
+
+/// A member of a vector file that its tests do not run (an ignored test names it, with why): it is in the file.
+pub fn member_not_run(name: &str, pointer: &str) {
+    assert!(vectors(name).pointer(pointer).is_some(), "{name}: no {pointer}");
+}
+
 /// A vector file's B6 row: `check` over the row's payment with each of its byte strings gives the row's H, or its
 /// decline.
 pub fn b6_checks(r: &Value, pairing: &'static dyn Pairing) {
