@@ -40,6 +40,9 @@ mod hash;
 #[cfg(feature = "http")]
 #[cfg_attr(docsrs, doc(cfg(feature = "http")))]
 pub mod http;
+#[cfg(any(feature = "card", feature = "checkout"))]
+#[allow(dead_code, reason = "the card and checkout pairings call the reader; a build with one family uses part of it")]
+mod jose;
 #[cfg_attr(
     not(all(feature = "x402", feature = "evm")),
     allow(dead_code, reason = "helpers of the pairings; a build with fewer families uses fewer of them")
