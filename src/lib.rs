@@ -20,6 +20,9 @@ mod agreement;
 #[cfg(feature = "alloy-signer")]
 #[cfg_attr(docsrs, doc(cfg(feature = "alloy-signer")))]
 pub mod alloy;
+#[cfg(feature = "card")]
+#[cfg_attr(docsrs, doc(cfg(feature = "card")))]
+pub mod card;
 #[cfg(feature = "client")]
 #[cfg_attr(docsrs, doc(cfg(feature = "client")))]
 pub mod client;
@@ -41,7 +44,13 @@ mod hash;
 #[cfg_attr(docsrs, doc(cfg(feature = "http")))]
 pub mod http;
 #[cfg(any(feature = "card", feature = "checkout"))]
-#[allow(dead_code, reason = "the card and checkout pairings call the reader; a build with one family uses part of it")]
+#[cfg_attr(
+    not(all(feature = "card", feature = "checkout")),
+    allow(
+        dead_code,
+        reason = "the card and checkout pairings call the reader; a build with one family uses part of it"
+    )
+)]
 mod jose;
 #[cfg_attr(
     not(all(feature = "x402", feature = "evm")),

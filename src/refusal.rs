@@ -319,6 +319,46 @@ reasons! {
     ReturnInvoiceMalformed => "return-invoice-malformed",
     /// Lightning: the session credential's action is not the opening, the one payment the gate reads.
     NoPaymentInAction => "no-payment-in-action",
+    /// Card: a value over the pairing's size, count or nesting bounds.
+    TooLarge => "too-large",
+    /// Card: TAP's `Signature-Input` is not an RFC 9651 Dictionary of Inner Lists of Strings with plain parameters.
+    TapSignatureInputMalformed => "tap-signature-input-malformed",
+    /// Card: TAP's `Signature` is not an RFC 9651 Dictionary of Byte Sequences.
+    TapSignatureMalformed => "tap-signature-malformed",
+    /// Card: no TAP signature is tagged `agent-payer-auth`.
+    TapNoPayerSignature => "tap-no-payer-signature",
+    /// Card: an `agent-payer-auth` signature does not list the `lcp-hash` component.
+    TapHashNotCovered => "tap-hash-not-covered",
+    /// Card: no `agent-payer-auth` signature has its `Signature` member.
+    TapSignatureMissing => "tap-signature-missing",
+    /// Card: the `lcp-hash` field lines are not strings, or the one line is not a hash.
+    TapFieldMalformed => "tap-field-malformed",
+    /// Card: the request carries no `lcp-hash` field line.
+    TapFieldMissing => "tap-field-missing",
+    /// Card: the request carries more than one `lcp-hash` field line.
+    TapFieldRepeated => "tap-field-repeated",
+    /// Card: a Verifiable Intent layer or checkout JWT is not of its form.
+    ViMalformed => "vi-malformed",
+    /// Card: a Verifiable Intent layer's header is not ES256 of the layer's `typ` (or lacks the agent's `kid`).
+    ViTyp => "vi-typ",
+    /// Card: the layer references no single `mandate.checkout.1`.
+    ViNoCheckoutMandate => "vi-no-checkout-mandate",
+    /// Card: the checkout mandate's `checkout_hash` is not its checkout JWT's digest.
+    ViCheckoutHashMismatch => "vi-checkout-hash-mismatch",
+    /// Card: a payment mandate's `transaction_id` is not the checkout JWT's digest.
+    ViTransactionIdMismatch => "vi-transaction-id-mismatch",
+    /// Card: the checkout JWT advertises another H than the one the mandate is built with.
+    ViLegalContextConflict => "vi-legal-context-conflict",
+    /// Card: a delegated or confirmation key is not an EC P-256 JWK of 32-byte coordinates on the curve.
+    ViKeyMalformed => "vi-key-malformed",
+    /// Card: a layer's ES256 signature does not verify under the key that delegates it.
+    ViSignatureInvalid => "vi-signature-invalid",
+    /// Card: the agent layer's `kid` is not the key the user's layer delegates.
+    ViKidMismatch => "vi-kid-mismatch",
+    /// Card: a layer's `sd_hash` is not the digest of the layer below it.
+    ViSdHashMismatch => "vi-sd-hash-mismatch",
+    /// Card: a disclosure no signed digest references.
+    ViDisclosureUnreferenced => "vi-disclosure-unreferenced",
 }
 
 impl fmt::Display for Reason {

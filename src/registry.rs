@@ -202,6 +202,14 @@ fn implementation(id: &str) -> Option<&'static dyn Pairing> {
         crate::mpp::tempo::subscription::ID => Some(&crate::mpp::tempo::subscription::PAIRING),
         #[cfg(all(feature = "mpp", feature = "tempo"))]
         crate::mpp::tempo::session::ID => Some(&crate::mpp::tempo::session::PAIRING),
+        #[cfg(feature = "card")]
+        crate::card::VISA_TAP => Some(&crate::card::VISA_TAP_PAIRING),
+        #[cfg(feature = "card")]
+        crate::card::VI_IMMEDIATE => Some(&crate::card::VI_IMMEDIATE_PAIRING),
+        #[cfg(feature = "card")]
+        crate::card::VI_AUTONOMOUS => Some(&crate::card::VI_AUTONOMOUS_PAIRING),
+        #[cfg(feature = "card")]
+        crate::card::SELLER_REFERENCE => Some(&crate::card::SELLER_REFERENCE_PAIRING),
         _ => None,
     }
 }

@@ -42,6 +42,20 @@ pub struct Quote {
     /// `deadline`, valid up to it). `None` where what is signed names none.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub valid_before: Option<u64>,
+    /// Whether the offer names the amount. `false` for a checkout that names none (a card charge's amount is the
+    /// seller's processor's to set): `amount` is then zero and means nothing, and a spend policy treats the payment as
+    /// its `unknown_amount` rule says. Written `amountKnown: false`, and left out when `true`.
+    #[serde(default = "known", skip_serializing_if = "is_known")]
+    pub amount_known: bool,
+}
+
+fn known() -> bool {
+    true
+}
+
+#[allow(clippy::trivially_copy_pass_by_ref, reason = "serde's skip_serializing_if passes a reference")]
+fn is_known(known: &bool) -> bool {
+    *known
 }
 
 impl Quote {
@@ -62,7 +76,19 @@ impl Quote {
             deposit: None,
             valid_after: None,
             valid_before: None,
+            amount_known: true,
         }
+    }
+
+    /// A quote of an amount the offer does not name (a card checkout's), of `asset` to `payee` on `network` under
+    /// `scheme`: `amount` zero and [`Quote::amount_known`] `false`.
+    pub fn unknown_amount(
+        asset: impl Into<String>,
+        payee: impl Into<String>,
+        network: impl Into<String>,
+        scheme: impl Into<String>,
+    ) -> Self {
+        Self { amount_known: false, ..Self::new(U256::ZERO, asset, payee, network, scheme) }
     }
 
     /// The quote with the deposit a channel opening locks.
@@ -142,6 +168,14 @@ mod tests {
         assert_eq!(v["deposit"], U256::MAX.to_string());
         assert_eq!((v["validAfter"].clone(), v["validBefore"].clone()), (json!(0), json!(1_790_000_060)));
         assert_eq!(serde_json::from_value::<Quote>(v).unwrap(), q, "a quote reads back what it writes");
+        let unknown = Quote::unknown_amount("", "", "card", "visa-tap");
+        let v = serde_json::to_value(&unknown).unwrap();
+        assert_eq!(
+            v,
+            json!({"amount": "0", "asset": "", "payee": "", "network": "card", "scheme": "visa-tap",
+            "amountKnown": false})
+        );
+        assert_eq!(serde_json::from_value::<Quote>(v).unwrap(), unknown);
     }
 
     #[test]
