@@ -15,6 +15,8 @@
 
 mod sfv;
 mod tap;
+#[cfg(test)]
+mod tests;
 mod vi;
 
 use serde_json::{Map, Value};
@@ -84,10 +86,12 @@ fn either_spelling<'a>(o: &'a Map<String, Value>, camel: &str, snake: &str) -> O
 /// differ or the value is not an https link of at most 2048 UTF-16 code units.
 fn agreement_of(o: &Map<String, Value>) -> Result<Option<String>, Refusal> {
     let Some(lc) = o.member("legalContext").and_then(Value::as_object) else { return Ok(None) };
-    if !lc.contains_key("agreementUrl") && !lc.contains_key("agreement_url") {
+    if !lc.contains_key("legalContextAgreementUrl") && !lc.contains_key("legal_context_agreement_url") {
         return Ok(None);
     }
-    let url = either_spelling(lc, "agreementUrl", "agreement_url").flatten().and_then(Value::as_str);
+    let url = either_spelling(lc, "legalContextAgreementUrl", "legal_context_agreement_url")
+        .flatten()
+        .and_then(Value::as_str);
     match url {
         Some(u) if is_agreement_url(u) => Ok(Some(u.to_owned())),
         _ => Err(card(Reason::LegalContextMalformed)),
