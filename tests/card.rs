@@ -177,7 +177,7 @@ fn quotes_say_the_amount_is_unknown() {
     ];
     for (id, doc, scheme) in cases {
         let quote = pairing(id).quote(&choose(id, doc).unwrap()).unwrap();
-        assert_eq!(quote, Quote::unknown_amount("", "", "card", scheme), "{id}");
+        assert_eq!(quote, Quote::unknown_amount("", "", format!("card:{scheme}"), scheme), "{id}");
         assert!(!quote.amount_known);
         assert!(pairing(id).inputs().is_empty());
         assert!(!pairing(id).public_proof());

@@ -47,8 +47,11 @@ pub static VI_AUTONOMOUS_PAIRING: Card = Card { kind: Kind::ViAutonomous };
 /// `card/seller-reference`.
 pub static SELLER_REFERENCE_PAIRING: Card = Card { kind: Kind::SellerReference };
 
-/// The network a card quote names: the card networks settle off chain, through the seller's processor.
-pub const CARD_NETWORK: &str = "card";
+/// The network a card quote names: `card:` and the scheme (`card:visa-tap`, `card:mastercard-vi`,
+/// `card:seller-reference`), so a spend policy lists card payments as it lists a chain (as `mpp:card` for MPP's).
+fn card_network(scheme: &str) -> String {
+    format!("card:{scheme}")
+}
 
 const fn card(reason: Reason) -> Refusal {
     Refusal::new("card", reason)
@@ -186,8 +189,8 @@ impl Pairing for Card {
     }
 
     /// No card checkout names an amount, an asset or a payee: the quote is of an unknown amount
-    /// ([`Quote::unknown_amount`]) on the `card` network, under the pairing's scheme (`visa-tap`, `mastercard-vi`,
-    /// `seller-reference`). A choice without its document, or a Verifiable Intent one whose `checkout_jwt` the read
+    /// ([`Quote::unknown_amount`]) on the network `card:<scheme>`, under the pairing's scheme (`visa-tap`,
+    /// `mastercard-vi`, `seller-reference`). A choice without its document, or a Verifiable Intent one whose `checkout_jwt` the read
     /// refuses, is refused as the build refuses it.
     fn quote(&self, chosen: &Chosen) -> Result<Quote, Refusal> {
         let doc = self.doc(chosen)?;
@@ -199,7 +202,7 @@ impl Pairing for Card {
             }
             Kind::SellerReference => "seller-reference",
         };
-        Ok(Quote::unknown_amount("", "", CARD_NETWORK, scheme))
+        Ok(Quote::unknown_amount("", "", card_network(scheme), scheme))
     }
 
     /// TAP: the field `{field: "lcp-hash", value: H, component: "lcp-hash"}` for the agent's signer (`tap-field`).
