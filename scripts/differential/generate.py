@@ -21,6 +21,7 @@ import pathlib
 import random
 import sys
 
+import card
 import mpp
 
 ROOT = pathlib.Path(__file__).resolve().parents[2]
@@ -48,7 +49,7 @@ X402 = [
     "x402/exact/solana",
     "x402/upto/eip155/permit2",
 ]
-PAIRINGS = X402 + mpp.PAIRINGS
+PAIRINGS = X402 + mpp.PAIRINGS + card.PAIRINGS
 # Built pairings this generator does not cover yet, each with why; differential.sh prints them on every run, so the
 # gap stays visible until their cases land.
 NOT_YET = {}
@@ -1034,7 +1035,7 @@ WEIGHTS = {delegation: 10, agreement_required: 8}
 FIXTURES = {}
 
 
-def generate(seed, total, mpp_total=0):
+def generate(seed, total, mpp_total=0, card_total=0):
     fixtures = bases()
     FIXTURES.update(fixtures)
     names = list(fixtures)
@@ -1062,6 +1063,10 @@ def generate(seed, total, mpp_total=0):
         count = mpp_total // len(mpp.PAIRINGS) + (1 if i < mpp_total % len(mpp.PAIRINGS) else 0)
         yield from mpp.cases(sys.modules[__name__], seed, pairing, count, seq)
         seq += count
+    for i, pairing in enumerate(card.PAIRINGS):
+        count = card_total // len(card.PAIRINGS) + (1 if i < card_total % len(card.PAIRINGS) else 0)
+        yield from card.cases(seed, pairing, count, seq)
+        seq += count
 
 
 def main():
@@ -1069,9 +1074,10 @@ def main():
     parser.add_argument("--seed", default="1")
     parser.add_argument("--cases", type=int, default=3600)
     parser.add_argument("--mpp-cases", type=int, default=3400)
+    parser.add_argument("--card-cases", type=int, default=800)
     args = parser.parse_args()
     out = sys.stdout
-    for case in generate(args.seed, args.cases, args.mpp_cases):
+    for case in generate(args.seed, args.cases, args.mpp_cases, args.card_cases):
         out.write(json.dumps(case, ensure_ascii=True) + "\n")
 
 

@@ -64,6 +64,10 @@ BINDINGS = {
     "mpp/session/tempo": t.MPP_SESSION_TEMPO,
     "mpp/subscription/stripe": t.MPP_SUBSCRIPTION_STRIPE,
     "mpp/subscription/tempo": t.MPP_SUBSCRIPTION_TEMPO,
+    "card/visa-tap": t.CARD_VISA_TAP,
+    "card/mastercard-vi/immediate": t.CARD_MASTERCARD_VI_IMMEDIATE,
+    "card/mastercard-vi/autonomous": t.CARD_MASTERCARD_VI_AUTONOMOUS,
+    "card/seller-reference": t.CARD_SELLER_REFERENCE,
 }
 
 
