@@ -190,8 +190,8 @@ impl Pairing for Card {
 
     /// No card checkout names an amount, an asset or a payee: the quote is of an unknown amount
     /// ([`Quote::unknown_amount`]) on the network `card:<scheme>`, under the pairing's scheme (`visa-tap`,
-    /// `mastercard-vi`, `seller-reference`). A choice without its document, or a Verifiable Intent one whose `checkout_jwt` the read
-    /// refuses, is refused as the build refuses it.
+    /// `mastercard-vi`, `seller-reference`). A choice without its document, or a Verifiable Intent one whose
+    /// `checkout_jwt` the read refuses, is refused as the build refuses it.
     fn quote(&self, chosen: &Chosen) -> Result<Quote, Refusal> {
         let doc = self.doc(chosen)?;
         let scheme = match self.kind {
