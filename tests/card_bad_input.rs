@@ -88,7 +88,7 @@ fn the_lcp_hash_lines() {
         (json!([]), refused("card/tap-field-missing")),
         (json!([1]), refused("card/tap-field-malformed")),
         (json!([" ".repeat(300)]), refused("card/too-large")),
-        (json!([format!(" \t{h}\t ")]), Ok(h.clone())),
+        (json!([format!(" \t{h}\t ")]), Ok(h)),
         (json!(["0x1234"]), refused("card/tap-field-malformed")),
     ];
     for (lines, want) in cases {
