@@ -90,6 +90,7 @@ def agreement_routes(h, atr_link):
 
 
 AGREEMENT = agreement_routes(H, LINK)
+REQUIRED_HEADER = base64.b64encode(compact(AGREEMENT["required"]).encode()).decode()
 
 
 def checkout_jwt(payload, header=None):
@@ -125,8 +126,7 @@ class Builder:
     def with_agreement(self, spelling="legalContextAgreementUrl", url=None):
         self.lc[spelling] = AGREEMENT["url"] if url is None else url
         self.case["routes"][AGREEMENT["url"]] = {
-            "unpaid": {"status": 402, "headers": [["PAYMENT-REQUIRED", base64.b64encode(compact(AGREEMENT["required"]).encode()).decode()]],
-                       "body": {"hex": ""}},
+            "unpaid": {"status": 402, "headers": [["PAYMENT-REQUIRED", REQUIRED_HEADER]], "body": {"hex": ""}},
             "paid": {"status": 200, "headers": [["Content-Type", "application/json"]],
                      "body": {"hex": compact(AGREEMENT["receipt"]).encode().hex()}},
         }
@@ -177,8 +177,9 @@ def legal_context(rng, b):
         b.with_agreement(spelling, rng.choice([None, None, "http://api.seller.example/a", "", 5,
                                                "https://api.seller.example/" + "x" * 2100]))
         if rng.random() < 0.3:
-            b.lc["legalContextAgreementUrl" if spelling != "legalContextAgreementUrl" else "legal_context_agreement_url"] = (
-                rng.choice([AGREEMENT["url"], AGREEMENT["url"] + "/x", None]))
+            camel = spelling == "legalContextAgreementUrl"
+            other = "legal_context_agreement_url" if camel else "legalContextAgreementUrl"
+            b.lc[other] = rng.choice([AGREEMENT["url"], AGREEMENT["url"] + "/x", None])
         b.transact(approve=rng.random() < 0.8)
     elif what == "drop":
         b.lc.pop(rng.choice(list(b.lc)))
@@ -230,7 +231,8 @@ SI_EDITS = [
     ("created=1790000000", "created=1.5"), ("created=1790000000", "created=@1790000000"),
     ("created=1790000000", 'created=%"x"'), ("created=1790000000", "created=:YWJj:"), ("sig2=", "Sig2="),
     (", sig2", ",sig2"), (", sig2", ",\tsig2"), (", sig2", " , sig2"), ('"@path"', '"@path" "@path"'),
-    ('tag="agent-browser-auth"', 'tag="agent-payer-auth"'), ("sig2=(", "sig2=("), ('nonce="bm9uY2UtMQ"', 'nonce="a\\"b"'),
+    ('tag="agent-browser-auth"', 'tag="agent-payer-auth"'), ("sig2=(", "sig2=("),
+    ('nonce="bm9uY2UtMQ"', 'nonce="a\\"b"'),
 ]
 
 
@@ -244,7 +246,8 @@ def tap_answer(rng, b):
         a["signatureInput"] = SI[: rng.randrange(len(SI))]
     elif what == "si-char":
         i = rng.randrange(len(SI))
-        a["signatureInput"] = SI[:i] + rng.choice(["", "(", ")", '"', ";", "=", ",", " ", "\t", "é", "\\"]) + SI[i + 1:]
+        char = rng.choice(["", "(", ")", '"', ";", "=", ",", " ", "\t", "é", "\\"])
+        a["signatureInput"] = SI[:i] + char + SI[i + 1:]
     elif what == "si-many":
         n = rng.choice([15, 16, 17])
         a["signatureInput"] = ", ".join(f'k{i}=("a")' for i in range(n - 1)) + ", " + SI.split(", ")[1]
@@ -285,7 +288,8 @@ def layer_edit(rng, layer):
         parts[1], parts[2] = parts[2], parts[1]
     elif what == "header":
         header = json.loads(unb64u(jws[0]))
-        header.update(rng.choice([{"alg": "none"}, {"alg": "ES384"}, {"typ": "JWT"}, {"typ": "kb-sd-jwt+kb"}, {"kid": 1}]))
+        header.update(rng.choice([{"alg": "none"}, {"alg": "ES384"}, {"typ": "JWT"}, {"typ": "kb-sd-jwt+kb"},
+                                  {"kid": 1}]))
         if rng.random() < 0.3:
             header.pop("kid", None)
         parts[0] = ".".join([b64u(compact(header).encode())] + jws[1:])
