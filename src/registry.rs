@@ -210,6 +210,22 @@ fn implementation(id: &str) -> Option<&'static dyn Pairing> {
         crate::card::VI_AUTONOMOUS => Some(&crate::card::VI_AUTONOMOUS_PAIRING),
         #[cfg(feature = "card")]
         crate::card::SELLER_REFERENCE => Some(&crate::card::SELLER_REFERENCE_PAIRING),
+        #[cfg(feature = "checkout")]
+        crate::checkout::ACP_DELEGATED => Some(&crate::checkout::ACP_DELEGATED_PAIRING),
+        #[cfg(feature = "checkout")]
+        crate::checkout::ACP_UNDELEGATED => Some(&crate::checkout::ACP_UNDELEGATED_PAIRING),
+        #[cfg(feature = "checkout")]
+        crate::checkout::AP2 => Some(&crate::checkout::AP2_PAIRING),
+        #[cfg(feature = "checkout")]
+        crate::checkout::BOOKING_AP2 => Some(&crate::checkout::BOOKING_AP2_PAIRING),
+        #[cfg(feature = "checkout")]
+        crate::checkout::BOOKING_UNSIGNED => Some(&crate::checkout::BOOKING_UNSIGNED_PAIRING),
+        #[cfg(feature = "checkout")]
+        crate::checkout::CHECKOUT_AP2 => Some(&crate::checkout::CHECKOUT_AP2_PAIRING),
+        #[cfg(feature = "checkout")]
+        crate::checkout::CHECKOUT_UNSIGNED => Some(&crate::checkout::CHECKOUT_UNSIGNED_PAIRING),
+        #[cfg(feature = "checkout")]
+        crate::checkout::ACK => Some(&crate::checkout::ACK_PAIRING),
         _ => None,
     }
 }
