@@ -376,8 +376,8 @@ pub fn paused() -> tokio::runtime::Runtime {
 }
 
 /// A vector file's plant row (`B2`): the seller serves other bytes than the ones H names, and `transact` declines
-/// with the row's code before the signer is asked (`signCalls`), with the buyer's inputs where the row names them.
-/// `link` is where the row's document points; the signer holds the file's payer key, or a stand-in key where the
+/// with the row's code before the signer is asked (`signCalls`), with the buyer's inputs and time where the row names
+/// them. `link` is where the row's document points; the signer holds the file's payer key, or a stand-in key where the
 /// file names none (a Lightning node's: the signer is never asked).
 pub fn plant_declines_before_the_signer(f: &Value, r: &Value, link: &str, pairing: &'static dyn Pairing) {
     let i = &r["input"];
@@ -387,7 +387,11 @@ pub fn plant_declines_before_the_signer(f: &Value, r: &Value, link: &str, pairin
     let key = f["fixed"]["payerKey"].as_str().unwrap_or(&stand_in);
     let signer = CountingSigner::new(key, i["account"].as_str().expect("account"));
     let fetch = ScriptedFetch::new().script(link, vec![Reply::ok(served)]);
-    let mut options = terms::Options::new().clock(terms::FixedClock(i["now"].as_u64().expect("now")));
+    // A row whose build needs no time (a card's) names none: the gate's own clock then.
+    let mut options = terms::Options::new();
+    if let Some(now) = i["now"].as_u64() {
+        options = options.clock(terms::FixedClock(now));
+    }
     if let Some(inputs) = i["inputs"].as_object() {
         options = options.inputs(inputs.clone());
     }
