@@ -2,7 +2,7 @@
 for each built pairing with a vector fixture, the fixture's document, ATR, account, key and inputs, mutated. Stdlib
 only; the same seed and count give the same bytes.
 
-    python3 scripts/differential/generate.py --seed 1 --cases 3600 --mpp-cases 3400 > cases.jsonl
+    python3 scripts/differential/generate.py --seed 1 --cases 3600 --mpp-cases 3400 --checkout-cases 800 > cases.jsonl
 
 A case names its pairing, the clock (`now`), the document, the account and the buyer's inputs, the routes the fetch
 answers (the ATR link and, for a pairing whose payment is no public proof, the agreement URL), the `finish` calls to
@@ -10,7 +10,8 @@ make with the confirmed payment (each a list of answers, the crate's `&[Answer]`
 answer bare, or the list), the `check` calls, and whether to `transact` and with which wallet. Runners:
 examples/differential/ (the crate) and scripts/differential/peer.py (the reference). The MPP pairings' cases are
 mpp.py's (--mpp-cases of them, split evenly): the same form, the document a JSON challenge list, or `headers`, the
-`WWW-Authenticate` values each side reads into one."""
+`WWW-Authenticate` values each side reads into one. The checkout pairings' cases are checkout.py's (--checkout-cases
+of them, split evenly)."""
 
 import argparse
 import base64
@@ -21,6 +22,7 @@ import pathlib
 import random
 import sys
 
+import checkout
 import mpp
 
 ROOT = pathlib.Path(__file__).resolve().parents[2]
@@ -48,7 +50,7 @@ X402 = [
     "x402/exact/solana",
     "x402/upto/eip155/permit2",
 ]
-PAIRINGS = X402 + mpp.PAIRINGS
+PAIRINGS = X402 + mpp.PAIRINGS + checkout.PAIRINGS
 # Built pairings this generator does not cover yet, each with why; differential.sh prints them on every run, so the
 # gap stays visible until their cases land.
 NOT_YET = {}
@@ -1034,7 +1036,7 @@ WEIGHTS = {delegation: 10, agreement_required: 8}
 FIXTURES = {}
 
 
-def generate(seed, total, mpp_total=0):
+def generate(seed, total, mpp_total=0, checkout_total=0):
     fixtures = bases()
     FIXTURES.update(fixtures)
     names = list(fixtures)
@@ -1062,6 +1064,10 @@ def generate(seed, total, mpp_total=0):
         count = mpp_total // len(mpp.PAIRINGS) + (1 if i < mpp_total % len(mpp.PAIRINGS) else 0)
         yield from mpp.cases(sys.modules[__name__], seed, pairing, count, seq)
         seq += count
+    for i, pairing in enumerate(checkout.PAIRINGS):
+        count = checkout_total // len(checkout.PAIRINGS) + (1 if i < checkout_total % len(checkout.PAIRINGS) else 0)
+        yield from checkout.cases(sys.modules[__name__], seed, pairing, count, seq)
+        seq += count
 
 
 def main():
@@ -1069,9 +1075,10 @@ def main():
     parser.add_argument("--seed", default="1")
     parser.add_argument("--cases", type=int, default=3600)
     parser.add_argument("--mpp-cases", type=int, default=3400)
+    parser.add_argument("--checkout-cases", type=int, default=800)
     args = parser.parse_args()
     out = sys.stdout
-    for case in generate(args.seed, args.cases, args.mpp_cases):
+    for case in generate(args.seed, args.cases, args.mpp_cases, args.checkout_cases):
         out.write(json.dumps(case, ensure_ascii=True) + "\n")
 
 

@@ -64,6 +64,14 @@ BINDINGS = {
     "mpp/session/tempo": t.MPP_SESSION_TEMPO,
     "mpp/subscription/stripe": t.MPP_SUBSCRIPTION_STRIPE,
     "mpp/subscription/tempo": t.MPP_SUBSCRIPTION_TEMPO,
+    "acp/checkout/delegated": t.ACP_CHECKOUT_DELEGATED,
+    "acp/checkout/undelegated": t.ACP_CHECKOUT_UNDELEGATED,
+    "ack/payment-request": t.ACK_PAYMENT_REQUEST,
+    "ap2/checkout-mandate": t.AP2_CHECKOUT_MANDATE,
+    "ucp/checkout/ap2-mandate": t.UCP_CHECKOUT_AP2_MANDATE,
+    "ucp/checkout/unsigned": t.UCP_CHECKOUT_UNSIGNED,
+    "ucp/booking/ap2-mandate": t.UCP_BOOKING_AP2_MANDATE,
+    "ucp/booking/unsigned": t.UCP_BOOKING_UNSIGNED,
 }
 
 
