@@ -53,7 +53,10 @@ X402 = [
 PAIRINGS = X402 + mpp.PAIRINGS + checkout.PAIRINGS
 # Built pairings this generator does not cover yet, each with why; differential.sh prints them on every run, so the
 # gap stays visible until their cases land.
-NOT_YET = {}
+NOT_YET = {
+    p: "the card family's cases are the cards branch's (this branch has its pairings only for Quote::unknown_amount)"
+    for p in ("card/mastercard-vi/autonomous", "card/mastercard-vi/immediate", "card/seller-reference", "card/visa-tap")
+}
 FILES = {
     "x402/exact/eip155/eip3009": "x402-exact-eip155-eip3009.json",
     "x402/auth-capture/eip155/eip3009": "x402-auth-capture-eip155-eip3009.json",
