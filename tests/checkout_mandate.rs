@@ -187,7 +187,7 @@ fn ap2_implementation_rows() {
         match text(&r["fn"]) {
             "read" if name == "read-http-link" => {
                 // The row expects ap2/link-not-https; the reference (integraledger-terms 0.4.0, run on this row)
-                // answers ap2/legal-context-malformed, as its AP2 read has no link-not-https, and the reference decides.
+                // answers ap2/legal-context-malformed (its AP2 read has no link-not-https), and the reference decides.
                 assert_eq!(want, Err("ap2/link-not-https".to_owned()));
                 assert_eq!(read(AP2, &i["doc"]), Err("ap2/legal-context-malformed".to_owned()));
             }

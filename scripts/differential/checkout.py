@@ -101,7 +101,8 @@ def ap2_mandate(fixed, jwt):
 
 
 def ap2_jwt(fixed, payload):
-    return f"{b64u_json(fixed['jwtHeader'])}.{b64u_json(json.dumps(payload, separators=(',', ':')))}.{fixed['signature']}"
+    body = b64u_json(json.dumps(payload, separators=(",", ":")))
+    return f"{b64u_json(fixed['jwtHeader'])}.{body}.{fixed['signature']}"
 
 
 def base_of(g, pairing):
