@@ -319,6 +319,8 @@ reasons! {
     ReturnInvoiceMalformed => "return-invoice-malformed",
     /// Lightning: the session credential's action is not the opening, the one payment the gate reads.
     NoPaymentInAction => "no-payment-in-action",
+    /// Policy: the quote names no amount (a card or checkout charge), and the policy refuses an unknown amount.
+    AmountUnknown => "amount-unknown",
     /// Card: a value over the pairing's size, count or nesting bounds.
     TooLarge => "too-large",
     /// Card: TAP's `Signature-Input` is not an RFC 9651 Dictionary of Inner Lists of Strings with plain parameters.

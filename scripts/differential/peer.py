@@ -72,6 +72,10 @@ BINDINGS = {
     "ucp/checkout/unsigned": t.UCP_CHECKOUT_UNSIGNED,
     "ucp/booking/ap2-mandate": t.UCP_BOOKING_AP2_MANDATE,
     "ucp/booking/unsigned": t.UCP_BOOKING_UNSIGNED,
+    "card/visa-tap": t.CARD_VISA_TAP,
+    "card/mastercard-vi/immediate": t.CARD_MASTERCARD_VI_IMMEDIATE,
+    "card/mastercard-vi/autonomous": t.CARD_MASTERCARD_VI_AUTONOMOUS,
+    "card/seller-reference": t.CARD_SELLER_REFERENCE,
 }
 
 

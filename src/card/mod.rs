@@ -15,6 +15,8 @@
 
 mod sfv;
 mod tap;
+#[cfg(test)]
+mod tests;
 mod vi;
 
 use serde_json::{Map, Value};
@@ -45,8 +47,11 @@ pub static VI_AUTONOMOUS_PAIRING: Card = Card { kind: Kind::ViAutonomous };
 /// `card/seller-reference`.
 pub static SELLER_REFERENCE_PAIRING: Card = Card { kind: Kind::SellerReference };
 
-/// The network a card quote names: the card networks settle off chain, through the seller's processor.
-pub const CARD_NETWORK: &str = "card";
+/// The network a card quote names: `card:` and the scheme (`card:visa-tap`, `card:mastercard-vi`,
+/// `card:seller-reference`), so a spend policy lists card payments as it lists a chain (as `mpp:card` for MPP's).
+fn card_network(scheme: &str) -> String {
+    format!("card:{scheme}")
+}
 
 const fn card(reason: Reason) -> Refusal {
     Refusal::new("card", reason)
@@ -84,10 +89,12 @@ fn either_spelling<'a>(o: &'a Map<String, Value>, camel: &str, snake: &str) -> O
 /// differ or the value is not an https link of at most 2048 UTF-16 code units.
 fn agreement_of(o: &Map<String, Value>) -> Result<Option<String>, Refusal> {
     let Some(lc) = o.member("legalContext").and_then(Value::as_object) else { return Ok(None) };
-    if !lc.contains_key("agreementUrl") && !lc.contains_key("agreement_url") {
+    if !lc.contains_key("legalContextAgreementUrl") && !lc.contains_key("legal_context_agreement_url") {
         return Ok(None);
     }
-    let url = either_spelling(lc, "agreementUrl", "agreement_url").flatten().and_then(Value::as_str);
+    let url = either_spelling(lc, "legalContextAgreementUrl", "legal_context_agreement_url")
+        .flatten()
+        .and_then(Value::as_str);
     match url {
         Some(u) if is_agreement_url(u) => Ok(Some(u.to_owned())),
         _ => Err(card(Reason::LegalContextMalformed)),
@@ -182,9 +189,9 @@ impl Pairing for Card {
     }
 
     /// No card checkout names an amount, an asset or a payee: the quote is of an unknown amount
-    /// ([`Quote::unknown_amount`]) on the `card` network, under the pairing's scheme (`visa-tap`, `mastercard-vi`,
-    /// `seller-reference`). A choice without its document, or a Verifiable Intent one whose `checkout_jwt` the read
-    /// refuses, is refused as the build refuses it.
+    /// ([`Quote::unknown_amount`]) on the network `card:<scheme>`, under the pairing's scheme (`visa-tap`,
+    /// `mastercard-vi`, `seller-reference`). A choice without its document, or a Verifiable Intent one whose
+    /// `checkout_jwt` the read refuses, is refused as the build refuses it.
     fn quote(&self, chosen: &Chosen) -> Result<Quote, Refusal> {
         let doc = self.doc(chosen)?;
         let scheme = match self.kind {
@@ -195,7 +202,7 @@ impl Pairing for Card {
             }
             Kind::SellerReference => "seller-reference",
         };
-        Ok(Quote::unknown_amount("", "", CARD_NETWORK, scheme))
+        Ok(Quote::unknown_amount("", "", card_network(scheme), scheme))
     }
 
     /// TAP: the field `{field: "lcp-hash", value: H, component: "lcp-hash"}` for the agent's signer (`tap-field`).

@@ -194,7 +194,7 @@ fn sd_jwt_refuses_a_changed_repeated_or_too_deep_disclosure() {
     assert_eq!(read(&twice, std::slice::from_ref(&named)), Err(SdJwtError::Malformed));
     // An element disclosure where a member is listed, and the other way round.
     let wrong = json!({"_sd": [disclosure_digest(&element)], "x": [{"...": disclosure_digest(&named)}]});
-    assert_eq!(read(&wrong, &[named.clone(), element.clone()]), Err(SdJwtError::Malformed));
+    assert_eq!(read(&wrong, &[named, element]), Err(SdJwtError::Malformed));
     // Another hash algorithm.
     assert_eq!(read(&json!({"_sd_alg": "sha-512"}), &[]), Err(SdJwtError::SdAlgUnsupported));
 

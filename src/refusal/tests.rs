@@ -148,6 +148,7 @@ const CODES: &[(Reason, &str)] = &[
     (Reason::ExpiresAfterInvoice, "ln/expires-after-invoice"),
     (Reason::ReturnInvoiceMalformed, "ln/return-invoice-malformed"),
     (Reason::NoPaymentInAction, "ln/no-payment-in-action"),
+    (Reason::AmountUnknown, "policy/amount-unknown"),
     (Reason::TooLarge, "card/too-large"),
     (Reason::TapSignatureInputMalformed, "card/tap-signature-input-malformed"),
     (Reason::TapSignatureMalformed, "card/tap-signature-malformed"),

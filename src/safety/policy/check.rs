@@ -45,6 +45,18 @@ impl Compiled {
             let why = format!("network {:?} is not one the policy allows ({:?})", quote.network, self.networks);
             return refuse(Reason::NetworkNotAllowed, why);
         }
+        if !quote.amount_known {
+            if self.unknown_amount == super::UnknownAmount::Refuse {
+                let why = format!(
+                    "the {} payment on {} names no amount, and the policy refuses an unknown amount \
+                     (unknown_amount = \"refuse\")",
+                    quote.scheme, quote.network
+                );
+                return refuse(Reason::AmountUnknown, why);
+            }
+            self.window(quote, spend.now)?;
+            return Ok(Allowed::new(Vec::new()).with_approval(true));
+        }
         let Some(asset) = self.assets.iter().find(|a| a.is(&quote.network, &quote.asset)) else {
             let why = format!("asset {:?} on {} is not one the policy lists", quote.asset, quote.network);
             return refuse(Reason::AssetNotAllowed, why);

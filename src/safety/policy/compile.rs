@@ -24,6 +24,7 @@ pub(super) struct Compiled {
     /// Normalized ([`normal`]).
     pub(super) deny: HashSet<String>,
     pub(super) max_validity: Option<u64>,
+    pub(super) unknown_amount: super::UnknownAmount,
 }
 
 /// An allowed resource prefix, parsed.
@@ -268,5 +269,6 @@ pub(super) fn compile(rules: &Rules) -> Result<Compiled, PolicyError> {
         allow,
         deny,
         max_validity: rules.max_validity_seconds,
+        unknown_amount: rules.unknown_amount,
     })
 }

@@ -58,6 +58,30 @@ pub struct Rules {
     /// The budgets payments count against.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub budgets: Vec<BudgetRule>,
+    /// What a payment whose quote names no amount gets (a card or checkout charge, whose amount is the seller's
+    /// processor's: [`Quote::amount_known`](crate::Quote::amount_known) `false`): refused (the default), or handed
+    /// back for a person's approval.
+    #[serde(default, skip_serializing_if = "UnknownAmount::is_refuse")]
+    pub unknown_amount: UnknownAmount,
+}
+
+/// What a payment of an unknown amount gets ([`Rules::unknown_amount`]), written `"refuse"` or `"approve"`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+#[non_exhaustive]
+pub enum UnknownAmount {
+    /// Refused, `policy/amount-unknown`: no cap or budget can hold an amount no one named.
+    #[default]
+    Refuse,
+    /// Allowed only once a person approves it, after the resource, network and window rules; the asset, payee, cap
+    /// and budget rules are not applied (the quote names none of them), and no budget counts it.
+    Approve,
+}
+
+impl UnknownAmount {
+    fn is_refuse(&self) -> bool {
+        *self == Self::Refuse
+    }
 }
 
 /// An asset payments may be in.

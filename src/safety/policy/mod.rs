@@ -32,6 +32,9 @@
 //!   `/v1/../admin` is `/admin`. A payment that names no purchase refuses. `resources = ["*"]` turns the rule off:
 //!   any URL, and no purchase at all.
 //! - **network** (`network-not-allowed`): the quote's CAIP-2 network, exactly as listed.
+//! - **unknown amount** (`amount-unknown`): a quote that names no amount (a card or checkout charge) is refused, or,
+//!   with `unknown_amount = "approve"`, allowed only once a person approves it (after the window rule; no asset,
+//!   payee, cap or budget rule applies, as the quote names none).
 //! - **asset** (`asset-not-allowed`): the quote's network and asset must be a listed asset (`0x`-hex compared
 //!   case-insensitively).
 //! - **payee** (`payee-not-allowed`): an empty payee, one with whitespace, a malformed `0x` one and an all-zero `0x`
@@ -59,7 +62,7 @@ use ruint::aliases::U256;
 use serde::{Deserialize, Deserializer, Serialize, Serializer};
 
 pub use error::{Format, PolicyError, Problem};
-pub use file::{AssetRule, BudgetRule, Payees, Per, Rules, Window};
+pub use file::{AssetRule, BudgetRule, Payees, Per, Rules, UnknownAmount, Window};
 
 use super::{Allowed, PolicyRefusal, Spend, SpendPolicy};
 use compile::{Compiled, compile};

@@ -542,3 +542,23 @@ fn unknown_and_missing_members_are_syntax_errors_naming_them() {
     }
     assert!(Policy::from_json_str(r#"{"resources": [], "networks": [], "assets": []}"#).is_ok());
 }
+
+#[test]
+fn an_unknown_amount_is_refused_unless_the_policy_hands_it_to_a_person() {
+    let card = Quote::unknown_amount("", "", "card:visa-tap", "visa-tap");
+    refused(check(&policy("", ""), &card, URL), Reason::NetworkNotAllowed, "card:visa-tap");
+    let listed = |top: &str| {
+        let networks = format!(r#"networks = ["card:visa-tap", "{BASE}", "#);
+        let text = toml(top, "").replace(&format!(r#"networks = ["{BASE}", "#), &networks);
+        Policy::from_toml_str(&text).unwrap()
+    };
+    refused(check(&listed(""), &card, URL), Reason::AmountUnknown, "names no amount");
+    refused(check(&listed(r#"unknown_amount = "refuse""#), &card, URL), Reason::AmountUnknown, "visa-tap");
+    let approve = listed(r#"unknown_amount = "approve""#);
+    assert_eq!(check(&approve, &card, URL).unwrap(), Allowed::new(Vec::new()).with_approval(true));
+    refused(check(&approve, &card, Some("https://elsewhere.example/")), Reason::ResourceNotAllowed, "elsewhere");
+    let windowed = listed("unknown_amount = \"approve\"\nmax_validity_seconds = 60");
+    refused(check(&windowed, &card, URL), Reason::WindowTooLong, "");
+    assert_eq!(approve.rules().unknown_amount, UnknownAmount::Approve);
+    assert!(Policy::from_toml_str(&toml(r#"unknown_amount = "maybe""#, "")).is_err());
+}
