@@ -133,7 +133,7 @@ fn acp_v4_the_allowance_names_the_session_and_reads_back() {
     assert_eq!(payment, answer);
     assert_eq!(bound(DELEGATED, &payment), Ok(text(&v4["expectBound"]).to_owned()));
     // An answer with another session id is refused.
-    let mut changed = answer.clone();
+    let mut changed = answer;
     changed["allowance"]["checkout_session_id"] = v4["changedSessionId"]["checkout_session_id"].clone();
     let got = unsigned.complete(&[Answer::new(changed)], &choice).map(|_| ()).map_err(|r| r.code());
     assert_eq!(got, Err(text(&v4["changedSessionId"]["expect"]["code"]).to_owned()));
