@@ -262,7 +262,10 @@ pub fn x402_pairings() -> impl Iterator<Item = &'static dyn Pairing> {
 ///
 /// An MPP challenge list names its networks in each method's own way (and card and Stripe name none): there the
 /// pairing is the first whose own choice takes a challenge of the list for the account, with no time (so no challenge
-/// has expired). Card and Stripe challenges are paid from any account.
+/// has expired). Card and Stripe challenges are paid from any account. A card or checkout offer (the seller's own
+/// JSON) is the same: the first pairing whose own choice takes it for the account, which for a card, ACP, AP2 or UCP
+/// checkout is any CAIP-10 account (the seller's processor charges off chain), and for ACK a payment option on the
+/// account's network.
 ///
 /// Ours, not the reference's (it takes the pairing id from the caller): it declines `no-payable-option` with its own
 /// detail, and the networks offered as the cause.
@@ -286,6 +289,12 @@ pub fn pairing_for(doc: &Value, account: &str) -> Result<&'static dyn Pairing, D
                 if !offered.contains(&n) {
                     offered.push(n);
                 }
+            }
+            continue;
+        }
+        if let Offer::Json(_) = read.offer {
+            if chooses(pairing, &read, doc, account) {
+                return Ok(pairing);
             }
             continue;
         }
