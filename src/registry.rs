@@ -397,6 +397,9 @@ mod tests {
         want.extend(["x402/exact/lnbtc", "x402/exact/lnbtc/invoice-named"]);
         #[cfg(all(feature = "mpp", feature = "lightning"))]
         want.push("mpp/session/lightning");
+        // ACP's delegated checkout: the allowance's values (max_amount, currency, merchant_id, expires_at).
+        #[cfg(feature = "checkout")]
+        want.push("acp/checkout/delegated");
         want.sort_by_key(|id| REGISTRY.iter().position(|e| e.id == *id));
         assert_eq!(takers, want);
     }
