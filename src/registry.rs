@@ -262,10 +262,14 @@ pub fn x402_pairings() -> impl Iterator<Item = &'static dyn Pairing> {
 ///
 /// An MPP challenge list names its networks in each method's own way (and card and Stripe name none): there the
 /// pairing is the first whose own choice takes a challenge of the list for the account, with no time (so no challenge
-/// has expired). Card and Stripe challenges are paid from any account. A card or checkout offer (the seller's own
-/// JSON) is the same: the first pairing whose own choice takes it for the account, which for a card, ACP, AP2 or UCP
-/// checkout is any CAIP-10 account (the seller's processor charges off chain), and for ACK a payment option on the
-/// account's network.
+/// has expired). Card and Stripe challenges are paid from any account. A card offer (the seller's shown JSON, or a
+/// Verifiable Intent `checkout_jwt`) names no network either: there the pairing is the first card pairing whose read
+/// and choice take it, for any CAIP-10 account. A TAP offer and a plain card checkout are the same document, as are
+/// the two Verifiable Intent modes' checkouts, so the first in registry order is named; a buyer whose agent signs TAP
+/// fields, or who pays in the Immediate mode, asks for `card/visa-tap` or `card/mastercard-vi/immediate` by id. A
+/// checkout offer is read the same way: an ACP, AP2 or UCP checkout is paid from any CAIP-10 account (the seller's
+/// processor charges off chain), an ACK Payment Request by a payment option on the account's network; an ACP session
+/// goes to `acp/checkout/undelegated` unless the buyer asks for `acp/checkout/delegated` by id (with its inputs).
 ///
 /// Ours, not the reference's (it takes the pairing id from the caller): it declines `no-payable-option` with its own
 /// detail, and the networks offered as the cause.
@@ -292,7 +296,7 @@ pub fn pairing_for(doc: &Value, account: &str) -> Result<&'static dyn Pairing, D
             }
             continue;
         }
-        if let Offer::Json(_) = read.offer {
+        if let Offer::Json(_) = &read.offer {
             if chooses(pairing, &read, doc, account) {
                 return Ok(pairing);
             }

@@ -238,6 +238,8 @@ fn the_requests_are_the_kinds_the_table_writes() {
     assert_eq!(request.kind(), "tap-field");
 }
 
+/// C4 and `vi.printed` are run in `src/card/tests.rs` (with the reader's own digest), `agreedRefusals` row by row in
+/// `tests/card_bad_input.rs`.
 #[test]
 fn every_key_of_the_file_is_run_or_listed() {
     support::keys_run_or_listed(

@@ -2,9 +2,9 @@
 //! carry H anywhere public, so each is paid after an agreement payment:
 //!
 //! - `card/visa-tap`: the agent's RFC 9421 signer adds an `lcp-hash` field holding H and lists it among the covered
-//!   components of its `agent-payer-auth` signature ([`tap`]); the seller's recognition verifies that signature.
+//!   components of its `agent-payer-auth` signature; the seller's recognition verifies that signature.
 //! - `card/mastercard-vi/immediate`: H rides in the merchant's `checkout_jwt`, whose digest the user's L2 mandate
-//!   signs as `checkout_hash` ([`vi`]).
+//!   signs as `checkout_hash`.
 //! - `card/mastercard-vi/autonomous`: as Immediate, in the agent's L3b checkout mandate, signed under the key the
 //!   user's L2 delegates, L2 signed under L1's key: the two ES256 signatures are verified.
 //! - `card/seller-reference`: the plain card checkout; nothing the buyer signs carries H, and the gate confirms only.

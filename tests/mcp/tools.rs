@@ -379,10 +379,10 @@ async fn odd_values() {
     let r = call(&odd, "atr_check", json!({"pairing": EIP3009, "atr": "/w==", "presented": {"payload": {}}})).await;
     assert_eq!(declined(&r).0, "signed-not-bound");
     // A pairing of the 67 that this build does not implement.
-    let r = call(&client, "atr_check", json!({"pairing": "card/visa-tap", "atr": "/w==", "presented": {}})).await;
+    let r = call(&client, "atr_check", json!({"pairing": "x402/exact/aptos", "atr": "/w==", "presented": {}})).await;
     let (code, v) = declined(&r);
     assert_eq!(code, "pairing-not-supported");
-    assert_eq!(v["decline"]["detail"], "The gate has no buyer piece for the pairing card/visa-tap.");
+    assert_eq!(v["decline"]["detail"], "The gate has no buyer piece for the pairing x402/exact/aptos.");
 }
 
 async fn schema_failures() {
