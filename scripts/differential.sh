@@ -7,7 +7,7 @@
 # python3 is present.
 #
 #   scripts/differential.sh                                  # the fixed default seed and counts, so a CI failure reproduces
-#   scripts/differential.sh --seed 7 --cases 6000 --mpp-cases 4000 --card-cases 2000
+#   scripts/differential.sh --seed 7 --cases 6000 --mpp-cases 4000 --card-cases 2000 --checkout-cases 1600
 #
 # The reference is installed (with eth-account, for the wallet's signatures) into target/peer-venv on first use, as
 # scripts/bench-peer does. The files of the last run are kept in target/differential/ (cases, both outcomes, report).
@@ -18,13 +18,15 @@ seed=1
 cases=3600      # x402, split over its thirteen fixtures
 mpp_cases=3400  # MPP, split over its seventeen pairings
 card_cases=800  # cards, split over the four card pairings
+checkout_cases=800  # the checkouts (ACP, ACK, AP2, UCP), split over their eight pairings
 while [ $# -gt 0 ]; do
   case "$1" in
     --seed) seed=$2; shift 2 ;;
     --cases) cases=$2; shift 2 ;;
     --mpp-cases) mpp_cases=$2; shift 2 ;;
     --card-cases) card_cases=$2; shift 2 ;;
-    *) echo "usage: $0 [--seed S] [--cases N] [--mpp-cases M] [--card-cases C]" >&2; exit 2 ;;
+    --checkout-cases) checkout_cases=$2; shift 2 ;;
+    *) echo "usage: $0 [--seed S] [--cases N] [--mpp-cases M] [--card-cases C] [--checkout-cases K]" >&2; exit 2 ;;
   esac
 done
 
@@ -63,7 +65,7 @@ if sorted(built) != sorted(PAIRINGS):
 PY
 
 python3 scripts/differential/generate.py --seed "$seed" --cases "$cases" --mpp-cases "$mpp_cases" \
-  --card-cases "$card_cases" > "$out/cases.jsonl"
+  --card-cases "$card_cases" --checkout-cases "$checkout_cases" > "$out/cases.jsonl"
 
 # The reference on two processes and the crate beside them (the machine has two cores).
 split -n l/2 -d "$out/cases.jsonl" "$out/part."
@@ -79,5 +81,5 @@ rm -f "$out"/part.0? "$out"/peer.0?
 
 status=0
 python3 scripts/differential/compare.py "$out/cases.jsonl" "$out/peer.jsonl" "$out/ours.jsonl" | tee "$out/report.txt" || status=$?
-echo "seed $seed, $cases x402, $mpp_cases MPP and $card_cases card cases: $(( $(date +%s) - start )) s"
+echo "seed $seed, $cases x402, $mpp_cases MPP, $card_cases card and $checkout_cases checkout cases: $(( $(date +%s) - start )) s"
 exit "$status"

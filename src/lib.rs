@@ -23,6 +23,8 @@ pub mod alloy;
 #[cfg(feature = "card")]
 #[cfg_attr(docsrs, doc(cfg(feature = "card")))]
 pub mod card;
+#[cfg(feature = "checkout")]
+mod checkout;
 #[cfg(feature = "client")]
 #[cfg_attr(docsrs, doc(cfg(feature = "client")))]
 pub mod client;

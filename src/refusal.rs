@@ -361,6 +361,46 @@ reasons! {
     ViSdHashMismatch => "vi-sd-hash-mismatch",
     /// Card: a disclosure no signed digest references.
     ViDisclosureUnreferenced => "vi-disclosure-unreferenced",
+    /// Checkout: the ACP checkout session is not a JSON object of its form.
+    SessionMalformed => "session-malformed",
+    /// Checkout: the ACP session's `id` (or the allowance's `checkout_session_id`) is not H.
+    IdNotHash => "id-not-hash",
+    /// Checkout: the ATR's hash is not the ACP session's `id`.
+    HashNotSession => "hash-not-session",
+    /// Checkout: the agent answered another allowance than the one built.
+    AllowanceChanged => "allowance-changed",
+    /// Checkout: the ACP allowance is not ACP's six members of their forms.
+    AllowanceMalformed => "allowance-malformed",
+    /// Checkout: the buyer signed nothing the payment carries.
+    NotBuyerSigned => "not-buyer-signed",
+    /// Checkout: the ACK Payment Request token or its body is not of its form.
+    TokenMalformed => "token-malformed",
+    /// Checkout: the ACK Payment Request's `id` is not H in LCP's string form.
+    IdNotLcp => "id-not-lcp",
+    /// Checkout: the UCP checkout is not a JSON object of its form.
+    CheckoutMalformed => "checkout-malformed",
+    /// Checkout: the UCP checkout carries no AP2 merchant authorization.
+    Ap2NotActive => "ap2-not-active",
+    /// Checkout: the checkout's legal context carries another H than the ATR's.
+    HashNotInCheckout => "hash-not-in-checkout",
+    /// Checkout: a compact JWS is not three canonical base64url segments with a JSON object payload.
+    JwsMalformed => "jws-malformed",
+    /// Checkout: an AP2 mandate presentation is not of its form.
+    MandateMalformed => "mandate-malformed",
+    /// Checkout: an SD-JWT names an `_sd_alg` other than `sha-256`.
+    SdAlgUnsupported => "sd-alg-unsupported",
+    /// Checkout: an SD-JWT disclosure no digest references.
+    DisclosureUnreferenced => "disclosure-unreferenced",
+    /// Checkout: the checkout JWT's payload names no checkout `id`.
+    CheckoutIdMissing => "checkout-id-missing",
+    /// Checkout: the mandate holds no `mandate.checkout.1` object.
+    NoCheckoutMandate => "no-checkout-mandate",
+    /// Checkout: the mandate holds more than one `mandate.checkout.1` object.
+    MandateAmbiguous => "mandate-ambiguous",
+    /// Checkout: the mandate's `checkout_hash` is not the presented checkout JWT's digest.
+    CheckoutNotLatest => "checkout-not-latest",
+    /// Checkout: the checkout JWT the mandate discloses is not the one presented.
+    CheckoutHashMismatch => "checkout-hash-mismatch",
 }
 
 impl fmt::Display for Reason {

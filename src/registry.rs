@@ -210,6 +210,22 @@ fn implementation(id: &str) -> Option<&'static dyn Pairing> {
         crate::card::VI_AUTONOMOUS => Some(&crate::card::VI_AUTONOMOUS_PAIRING),
         #[cfg(feature = "card")]
         crate::card::SELLER_REFERENCE => Some(&crate::card::SELLER_REFERENCE_PAIRING),
+        #[cfg(feature = "checkout")]
+        crate::checkout::ACP_DELEGATED => Some(&crate::checkout::ACP_DELEGATED_PAIRING),
+        #[cfg(feature = "checkout")]
+        crate::checkout::ACP_UNDELEGATED => Some(&crate::checkout::ACP_UNDELEGATED_PAIRING),
+        #[cfg(feature = "checkout")]
+        crate::checkout::AP2 => Some(&crate::checkout::AP2_PAIRING),
+        #[cfg(feature = "checkout")]
+        crate::checkout::BOOKING_AP2 => Some(&crate::checkout::BOOKING_AP2_PAIRING),
+        #[cfg(feature = "checkout")]
+        crate::checkout::BOOKING_UNSIGNED => Some(&crate::checkout::BOOKING_UNSIGNED_PAIRING),
+        #[cfg(feature = "checkout")]
+        crate::checkout::CHECKOUT_AP2 => Some(&crate::checkout::CHECKOUT_AP2_PAIRING),
+        #[cfg(feature = "checkout")]
+        crate::checkout::CHECKOUT_UNSIGNED => Some(&crate::checkout::CHECKOUT_UNSIGNED_PAIRING),
+        #[cfg(feature = "checkout")]
+        crate::checkout::ACK => Some(&crate::checkout::ACK_PAIRING),
         _ => None,
     }
 }
@@ -250,7 +266,10 @@ pub fn x402_pairings() -> impl Iterator<Item = &'static dyn Pairing> {
 /// Verifiable Intent `checkout_jwt`) names no network either: there the pairing is the first card pairing whose read
 /// and choice take it, for any CAIP-10 account. A TAP offer and a plain card checkout are the same document, as are
 /// the two Verifiable Intent modes' checkouts, so the first in registry order is named; a buyer whose agent signs TAP
-/// fields, or who pays in the Immediate mode, asks for `card/visa-tap` or `card/mastercard-vi/immediate` by id.
+/// fields, or who pays in the Immediate mode, asks for `card/visa-tap` or `card/mastercard-vi/immediate` by id. A
+/// checkout offer is read the same way: an ACP, AP2 or UCP checkout is paid from any CAIP-10 account (the seller's
+/// processor charges off chain), an ACK Payment Request by a payment option on the account's network; an ACP session
+/// goes to `acp/checkout/undelegated` unless the buyer asks for `acp/checkout/delegated` by id (with its inputs).
 ///
 /// Ours, not the reference's (it takes the pairing id from the caller): it declines `no-payable-option` with its own
 /// detail, and the networks offered as the cause.
@@ -382,6 +401,9 @@ mod tests {
         want.extend(["x402/exact/lnbtc", "x402/exact/lnbtc/invoice-named"]);
         #[cfg(all(feature = "mpp", feature = "lightning"))]
         want.push("mpp/session/lightning");
+        // ACP's delegated checkout: the allowance's values (max_amount, currency, merchant_id, expires_at).
+        #[cfg(feature = "checkout")]
+        want.push("acp/checkout/delegated");
         want.sort_by_key(|id| REGISTRY.iter().position(|e| e.id == *id));
         assert_eq!(takers, want);
     }

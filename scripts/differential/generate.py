@@ -2,7 +2,8 @@
 for each built pairing with a vector fixture, the fixture's document, ATR, account, key and inputs, mutated. Stdlib
 only; the same seed and count give the same bytes.
 
-    python3 scripts/differential/generate.py --seed 1 --cases 3600 --mpp-cases 3400 > cases.jsonl
+    python3 scripts/differential/generate.py --seed 1 --cases 3600 --mpp-cases 3400 --card-cases 800 --checkout-cases 800 \
+        > cases.jsonl
 
 A case names its pairing, the clock (`now`), the document, the account and the buyer's inputs, the routes the fetch
 answers (the ATR link and, for a pairing whose payment is no public proof, the agreement URL), the `finish` calls to
@@ -10,7 +11,8 @@ make with the confirmed payment (each a list of answers, the crate's `&[Answer]`
 answer bare, or the list), the `check` calls, and whether to `transact` and with which wallet. Runners:
 examples/differential/ (the crate) and scripts/differential/peer.py (the reference). The MPP pairings' cases are
 mpp.py's (--mpp-cases of them, split evenly): the same form, the document a JSON challenge list, or `headers`, the
-`WWW-Authenticate` values each side reads into one."""
+`WWW-Authenticate` values each side reads into one. The checkout pairings' cases are checkout.py's (--checkout-cases
+of them, split evenly)."""
 
 import argparse
 import base64
@@ -22,6 +24,7 @@ import random
 import sys
 
 import card
+import checkout
 import mpp
 
 ROOT = pathlib.Path(__file__).resolve().parents[2]
@@ -49,7 +52,7 @@ X402 = [
     "x402/exact/solana",
     "x402/upto/eip155/permit2",
 ]
-PAIRINGS = X402 + mpp.PAIRINGS + card.PAIRINGS
+PAIRINGS = X402 + mpp.PAIRINGS + card.PAIRINGS + checkout.PAIRINGS
 # Built pairings this generator does not cover yet, each with why; differential.sh prints them on every run, so the
 # gap stays visible until their cases land.
 NOT_YET = {}
@@ -1035,7 +1038,7 @@ WEIGHTS = {delegation: 10, agreement_required: 8}
 FIXTURES = {}
 
 
-def generate(seed, total, mpp_total=0, card_total=0):
+def generate(seed, total, mpp_total=0, card_total=0, checkout_total=0):
     fixtures = bases()
     FIXTURES.update(fixtures)
     names = list(fixtures)
@@ -1067,6 +1070,10 @@ def generate(seed, total, mpp_total=0, card_total=0):
         count = card_total // len(card.PAIRINGS) + (1 if i < card_total % len(card.PAIRINGS) else 0)
         yield from card.cases(seed, pairing, count, seq)
         seq += count
+    for i, pairing in enumerate(checkout.PAIRINGS):
+        count = checkout_total // len(checkout.PAIRINGS) + (1 if i < checkout_total % len(checkout.PAIRINGS) else 0)
+        yield from checkout.cases(sys.modules[__name__], seed, pairing, count, seq)
+        seq += count
 
 
 def main():
@@ -1075,9 +1082,10 @@ def main():
     parser.add_argument("--cases", type=int, default=3600)
     parser.add_argument("--mpp-cases", type=int, default=3400)
     parser.add_argument("--card-cases", type=int, default=800)
+    parser.add_argument("--checkout-cases", type=int, default=800)
     args = parser.parse_args()
     out = sys.stdout
-    for case in generate(args.seed, args.cases, args.mpp_cases, args.card_cases):
+    for case in generate(args.seed, args.cases, args.mpp_cases, args.card_cases, args.checkout_cases):
         out.write(json.dumps(case, ensure_ascii=True) + "\n")
 
 
