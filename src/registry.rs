@@ -164,6 +164,8 @@ fn implementation(id: &str) -> Option<&'static dyn Pairing> {
         crate::x402::evm::upto_permit2::ID => Some(&crate::x402::evm::upto_permit2::PAIRING),
         #[cfg(all(feature = "x402", feature = "solana"))]
         crate::x402::solana::exact::ID => Some(&crate::x402::solana::exact::PAIRING),
+        #[cfg(all(feature = "x402", feature = "solana"))]
+        crate::x402::solana::upto::ID => Some(&crate::x402::solana::upto::PAIRING),
         #[cfg(all(feature = "x402", feature = "lightning"))]
         crate::x402::lightning::LNBTC => Some(&crate::x402::lightning::LNBTC_PAIRING),
         #[cfg(all(feature = "x402", feature = "lightning"))]
@@ -351,7 +353,7 @@ mod tests {
             "mpp/session/evm",
         ]);
         #[cfg(all(feature = "x402", feature = "solana"))]
-        want.push("x402/exact/solana");
+        want.extend(["x402/exact/solana", "x402/upto/solana"]);
         // The Tempo charges: the client id their attribution memo names.
         #[cfg(all(feature = "mpp", feature = "tempo"))]
         want.extend(["mpp/charge/tempo/memo", "mpp/charge/tempo/push"]);

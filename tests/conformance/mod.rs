@@ -16,6 +16,10 @@ pub mod x402_evm;
 pub mod x402_solana;
 #[cfg(feature = "solana")]
 mod x402_solana_bad;
+#[cfg(feature = "solana")]
+pub mod x402_upto_solana;
+#[cfg(feature = "solana")]
+mod x402_upto_solana_bad;
 
 /// Every family's trials.
 pub fn trials() -> Vec<Trial> {
@@ -29,5 +33,7 @@ pub fn trials() -> Vec<Trial> {
     all.extend(mpp_session_evm::trials());
     #[cfg(feature = "solana")]
     all.extend(x402_solana::trials());
+    #[cfg(feature = "solana")]
+    all.extend(x402_upto_solana::trials());
     all
 }

@@ -225,6 +225,8 @@ fn quote_says_the_option(case: &Case) -> Outcome {
         "x402/batch-settlement/eip155" => {
             Some(text(option["extra"].get("minDeposit").unwrap_or(&case.inputs["deposit"])))
         }
+        // The one-request channel locks the whole amount, the most the seller may settle.
+        "x402/upto/solana" => Some(text(&option["amount"])),
         _ => None,
     };
     eq("deposit", quote.deposit.map(|d| d.to_string()), deposit)?;
@@ -319,6 +321,18 @@ const CARRIED: &[(&str, &[(&str, &str)])] = &[
         "x402/exact/solana",
         &[
             ("/amount", "/payment/accepted/amount"),
+            ("/asset", "/payment/accepted/asset"),
+            ("/payee", "/payment/accepted/payTo"),
+        ],
+    ),
+    // The opening is bytes (x402_upto_solana.rs reads its open instruction back): the payload names what it locks.
+    (
+        "x402/upto/solana",
+        &[
+            ("/amount", "/payment/payload/maxAmount"),
+            ("/deposit", "/payment/payload/deposit"),
+            ("/validAfter", "/payment/payload/validAfter"),
+            ("/validBefore", "/payment/payload/expiresAt"),
             ("/asset", "/payment/accepted/asset"),
             ("/payee", "/payment/accepted/payTo"),
         ],
