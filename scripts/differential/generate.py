@@ -47,6 +47,7 @@ X402 = [
     "x402/exact/lnbtc/invoice-named",
     "x402/exact/solana",
     "x402/upto/eip155/permit2",
+    "x402/upto/solana",
 ]
 PAIRINGS = X402 + mpp.PAIRINGS
 # Built pairings this generator does not cover yet, each with why; differential.sh prints them on every run, so the
@@ -65,9 +66,10 @@ FILES = {
     "x402/exact/lnbtc/invoice-named": "x402-exact-lnbtc-invoice-named.json",
     "x402/exact/solana": "x402-exact-solana.json",
     "x402/upto/eip155/permit2": "x402-upto-eip155-permit2.json",
+    "x402/upto/solana": "x402-upto-solana.json",
 }
 # Pairings whose payer signs with an ed25519 key (the runners sign a solana-message request's message with it).
-ED25519 = {"x402/exact/solana"}
+ED25519 = {"x402/exact/solana", "x402/upto/solana"}
 # Pairings whose payment is no public proof of H: their offers name an agreement URL, paid first in transact.
 AGREEMENT_FIRST = {"x402/exact/eip155/erc7710", "x402/batch-settlement/cloudflare", "x402/exact/lnbtc",
                    "x402/exact/lnbtc/invoice-named"}
@@ -695,6 +697,26 @@ def inputs(rng, b):
             "payerAuthorizer": [PAYER, PAYER.lower(), PAYER[:-1], "", None, 5, "0x" + "0" * 40, PAYER.upper()],
             "deposit": ["0", "1", "100000", "-1", "1.5", 100000, "", str(2**256), str(2**128), "9" * 78, "9" * 79, None, "010"],
             "authSalt": ["0x" + "00" * 32, "0x" + "ff" * 32, "0x" + "00" * 31, "0X" + "00" * 32, "0x" + "AB" * 32, 1, None, ""],
+        }[key])
+        given[key] = v
+        return f"input {key} = {compact(v)}"
+    if b.base.pairing == "x402/upto/solana":
+        # The channel's inputs: the salt (never removed: an absent one is drawn at random on both sides), the open
+        # slot, the mint's token program, the blockhash and the compute budget.
+        key = rng.choice(["nonce", "openSlot", "tokenProgram", "recentBlockhash", "computeUnitLimit",
+                          "computeUnitPrice"])
+        if rng.random() < 0.2 and key != "nonce":
+            given.pop(key, None)
+            return f"no {key}"
+        v = rng.choice({
+            "nonce": ["0", "7", str(2**64 - 1), str(2**64), "-1", "007", 7, "", "9" * 78, "9" * 79, None],
+            "openSlot": ["0", str(2**53 - 1), str(2**53), str(2**64 - 1), str(2**64), 341000000, "", "1.5", None],
+            "tokenProgram": ["TokenzQdBNbLqP5VEhdkAS6EPFLC1PHnBqCXEpPxuEb", "11111111111111111111111111111111", "",
+                             "x", 5, None],
+            "recentBlockhash": ["11111111111111111111111111111111", "2wKupLR9q6wXYppw8Gr2NvWxKBUqm4PPJKkQfoxHDBg4",
+                                "0OIl", "", 5, None],
+            "computeUnitLimit": [0, 1, 4294967295, 4294967296, -1, 1.5, 60.0, "1", None],
+            "computeUnitPrice": ["0", "1", str(2**64 - 1), str(2**64), "-1", "1.5", 1, "", None],
         }[key])
         given[key] = v
         return f"input {key} = {compact(v)}"

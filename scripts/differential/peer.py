@@ -43,6 +43,7 @@ BINDINGS = {
     "x402/exact/lnbtc": t.X402_EXACT_LNBTC,
     "x402/exact/lnbtc/invoice-named": t.X402_EXACT_LNBTC_INVOICE_NAMED,
     "x402/exact/solana": t.X402_EXACT_SOLANA,
+    "x402/upto/solana": t.X402_UPTO_SOLANA,
     "x402/auth-capture/eip155/eip3009": t.X402_AUTH_CAPTURE_EIP155_EIP3009,
     "x402/auth-capture/eip155/permit2": t.X402_AUTH_CAPTURE_EIP155_PERMIT2,
     "x402/batch-settlement/eip155": t.X402BatchSettlementEip155(),
