@@ -2,6 +2,8 @@
 //! mint's decimals and token program, a recent blockhash, the compute budget), and the reading of H back from the
 //! one Memo instruction of a wire transaction.
 
+pub mod batch;
+pub mod batch_channel;
 pub mod exact;
 pub mod upto;
 
@@ -51,6 +53,13 @@ pub(crate) fn solana_account(account: &str) -> Option<(String, String)> {
     let a = Account::parse(account)?;
     let form = (32..=44).contains(&a.address.len()) && a.address.bytes().all(is_base58);
     (a.namespace == "solana" && form).then_some((a.network, a.address))
+}
+
+/// A decimal string of 1 to 78 digits as a u64: `Some(None)` when its value is past u64, `None` when it is no
+/// decimal string.
+pub(crate) fn decimal_u64(value: Option<&Value>) -> Option<Option<u64>> {
+    let text = value.and_then(Value::as_str).filter(|s| crate::decimal::is_decimal(s))?;
+    Some(text.parse().ok())
 }
 
 /// An integral JSON number as an integer in `0..=max` (`6.0` is 6).
@@ -184,7 +193,14 @@ pub(crate) fn wire_of(text: Option<&Value>) -> Result<Vec<u8>, Refusal> {
 pub(crate) fn carrier(tx: &Transaction) -> Result<(AtrHash, &str), Refusal> {
     let mut memos = tx.instructions.iter().filter(|ix| tx.program_of(ix).is_some_and(program::is_memo_program));
     let (Some(memo), None) = (memos.next(), memos.next()) else { return Err(svm(Reason::MemoCount)) };
-    let text = std::str::from_utf8(&memo.data).map_err(|_| svm(Reason::MemoNotUtf8))?;
+    memo_carrier(&memo.data)
+}
+
+/// H as one Memo instruction's data carries it, with the memo's text: data that is not UTF-8 is `svm/memo-not-utf8`,
+/// text that is not an LCP string `svm/memo-not-lcp`, and H in another spelling than its lower-case LCP string
+/// `svm/carrier-not-canonical`.
+pub(crate) fn memo_carrier(data: &[u8]) -> Result<(AtrHash, &str), Refusal> {
+    let text = std::str::from_utf8(data).map_err(|_| svm(Reason::MemoNotUtf8))?;
     let h = text.strip_prefix(LCP_PREFIX).and_then(AtrHash::parse).ok_or(svm(Reason::MemoNotLcp))?;
     if text != lcp_string(&h) {
         return Err(svm(Reason::CarrierNotCanonical));

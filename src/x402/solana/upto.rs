@@ -10,7 +10,7 @@ use serde_json::{Map, Value, json};
 
 use super::exact::{amount_u64, payable};
 use super::{Form, PayerInput, carrier, is_solana_network, key_of, lcp_string, memo_length, solana_account};
-use super::{signature64, static_nonce, svm, take_inputs, wire_of};
+use super::{decimal_u64, signature64, static_nonce, svm, take_inputs, wire_of};
 use crate::codec::{b64_encode, to_hex};
 use crate::hash::AtrHash;
 use crate::json::{MAX_SAFE_INTEGER, Member, safe_int};
@@ -122,13 +122,6 @@ impl Pairing for UptoSolana {
     fn bound(&self, presented: &dyn Member, _landed: Option<&Value>) -> Result<AtrHash, Refusal> {
         bound(presented)
     }
-}
-
-/// A decimal string of 1 to 78 digits as a u64: `Some(None)` when its value is past u64, `None` when it is no
-/// decimal string.
-fn decimal_u64(value: Option<&Value>) -> Option<Option<u64>> {
-    let text = value.and_then(Value::as_str).filter(|s| crate::decimal::is_decimal(s))?;
-    Some(text.parse().ok())
 }
 
 /// 8 fresh random bytes as a u64: the channel's salt when the buyer gives none. When the operating system's source
