@@ -19,8 +19,8 @@ use crate::pairing::{
     Advertised, Channel, ChannelKind, ChannelRef, ChooseContext, Chosen, Completion, InputFormat, InputSpec, InputType,
     Pairing, Quote, Unsigned,
 };
-use crate::rail::solana::channel::{CallKind, ChannelCall, Open, Parties, channel_address, channel_instruction};
 use crate::rail::solana::channel::voucher_message;
+use crate::rail::solana::channel::{CallKind, ChannelCall, Open, Parties, channel_address, channel_instruction};
 use crate::rail::solana::{Key, Transaction, Version, compile, decode, is_on_curve, program, signed_wire};
 use crate::refusal::{Reason, Refusal};
 use crate::signer::{Answer, SigningRequest};
@@ -368,7 +368,8 @@ pub fn build<'a>(choice: &'a Map<String, Value>, h: &AtrHash) -> Result<Opening<
     let memo = c.carries(h)?;
     let i = &c.input;
     let channel = channel_address(&i.payer, &c.fee_payer, &c.asset, &c.authorizer, c.salt, c.open_slot)?;
-    let grace_period = safe_int(c.withdraw_delay).and_then(|d| u32::try_from(d).ok()).ok_or(svm(Reason::InputMalformed))?;
+    let grace_period =
+        safe_int(c.withdraw_delay).and_then(|d| u32::try_from(d).ok()).ok_or(svm(Reason::InputMalformed))?;
     let open = Open {
         channel,
         signer: c.authorizer,

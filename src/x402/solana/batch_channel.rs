@@ -4,8 +4,8 @@
 
 use serde_json::{Map, Value, json};
 
-use super::batch::{BatchSolana, batch_signatures, channel_of, config_of, ed25519_raw, filter, payload_kind};
 use super::batch::voucher_json;
+use super::batch::{BatchSolana, batch_signatures, channel_of, config_of, ed25519_raw, filter, payload_kind};
 use super::{key_of, svm};
 use crate::decimal;
 use crate::decline::Declined;
