@@ -4,6 +4,8 @@
 use libtest_mimic::Trial;
 
 pub mod batch_settlement;
+#[cfg(feature = "solana")]
+mod batch_settlement_solana;
 pub mod inputs;
 pub mod mpp_no_proof;
 #[cfg(feature = "mpp")]
