@@ -15,7 +15,7 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 
 seed=1
-cases=3600      # x402, split over its fourteen fixtures
+cases=3600      # x402, split over its fifteen fixtures
 mpp_cases=3400  # MPP, split over its seventeen pairings
 while [ $# -gt 0 ]; do
   case "$1" in
