@@ -227,7 +227,7 @@ fn es4() -> Outcome {
     eq("plantNonce (superseded)", bound(&nonce), Err("svm/memo-count".into()))?;
     let mut config = es4["config"].clone();
     config["salt"] = json!((salt_of(&f) + 1).to_string());
-    let mut voucher = p.clone();
+    let mut voucher = p;
     voucher["payload"] = json!({"type": "voucher", "channelConfig": config, "voucher": {
         "channelId": f["ES1"]["channelPda"], "maxClaimableAmount": "1000", "expiresAt": 0, "signature": "1".repeat(64)
     }});

@@ -52,7 +52,7 @@ fn memos() -> Outcome {
     let v = file();
     let l = v["fixed"]["L"].as_str().unwrap();
     let want_h = Ok(v["fixed"]["H"].as_str().unwrap().to_owned());
-    eq("one memo, EU3's wire", bound(&v, &wire_with(&v, vec![program::memo(l)])), want_h.clone())?;
+    eq("one memo", bound(&v, &wire_with(&v, vec![program::memo(l)])), want_h)?;
     eq("two memos", bound(&v, &wire_with(&v, vec![program::memo(l), program::memo(l)])), Err("svm/memo-count".into()))?;
     let v4 = Instruction { program: program::MEMO_V4, accounts: vec![], data: l.as_bytes().to_vec() };
     eq("a v3 and a v4 memo", bound(&v, &wire_with(&v, vec![program::memo(l), v4])), Err("svm/memo-count".into()))?;
