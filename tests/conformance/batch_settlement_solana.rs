@@ -234,6 +234,81 @@ fn es4() -> Outcome {
     eq("plantSalt43", channel_ref(&voucher), Err(es4["plantSalt43"]["expect"].as_str().unwrap().into()))
 }
 
+/// An opening's wire with `memos` after the open of the channel with `salt`, the fee payer's, with stand-in
+/// signatures.
+fn opening_wire(f: &Value, salt: u64, memos: Vec<terms::rail::solana::Instruction>) -> Value {
+    use terms::rail::solana::channel::{ChannelCall, Parties};
+    use terms::rail::solana::{Version, compile, program, signed_wire};
+    let s = svm(f);
+    let parties = Parties {
+        payer: key(&s["payer"]),
+        fee_payer: key(&s["feePayer"]),
+        mint: key(&s["mint"]),
+        token_program: key(&s["tokenProgram"]),
+    };
+    let open = Open {
+        channel: channel(f, salt),
+        signer: key(&s["payer"]),
+        salt,
+        deposit: 100_000,
+        grace_period: 3600,
+        open_slot: slot_of(f),
+        recipient: key(&s["payTo"]),
+    };
+    let mut ixs = vec![
+        program::set_compute_unit_limit(200_000),
+        program::set_compute_unit_price(1),
+        ChannelCall::Open(open).instruction(&parties).unwrap(),
+    ];
+    ixs.extend(memos);
+    let m = compile(Version::V0, &parties.fee_payer, &key(&s["blockhash"]), &ixs).unwrap();
+    json!(crate::b64_encode(&signed_wire(&m, &parties.payer, &[7; 64]).unwrap()))
+}
+
+/// The bad input for the channel: the memos doubled, missing or in the wrong instruction, the memo of
+/// another H, a wire with trailing bytes, an open of another channel, a voucher for another channel, and an option
+/// of another fee payer (the channel derives from it). Each code is the reference's, run on the same input.
+fn bad_input() -> Outcome {
+    use terms::rail::solana::{Instruction, program};
+    let f = file();
+    let l = f["fixed"]["L"].as_str().unwrap();
+    let binding = format!("{}{}", batch::BINDING_MEMO_PREFIX, svm(&f)["feePayer"].as_str().unwrap());
+    let with = |wire: Value| {
+        let mut p = presented(&f);
+        p["payload"]["deposit"]["transaction"] = wire;
+        p
+    };
+    let salt = salt_of(&f);
+    let memos = |list: &[&str]| list.iter().map(|m| program::memo(m)).collect::<Vec<_>>();
+    eq("L and the binding", bound(&with(opening_wire(&f, salt, memos(&[l, &binding])))), Ok(h(&f).to_hex()))?;
+    let count = Err("svm/memo-count".to_owned());
+    eq("L alone", bound(&with(opening_wire(&f, salt, memos(&[l])))), count.clone())?;
+    eq("L twice", bound(&with(opening_wire(&f, salt, memos(&[l, l, &binding])))), count.clone())?;
+    eq("two bindings", bound(&with(opening_wire(&f, salt, memos(&[l, &binding, &binding])))), count.clone())?;
+    let elsewhere = Instruction { program: program::COMPUTE_BUDGET, accounts: vec![], data: l.as_bytes().to_vec() };
+    let mut wrong = vec![elsewhere];
+    wrong.extend(memos(&[&binding]));
+    eq("L in the wrong instruction", bound(&with(opening_wire(&f, salt, wrong))), count)?;
+    let other = format!("lcp:sha256:0x{}", "11".repeat(32));
+    let got = bound(&with(opening_wire(&f, salt, memos(&[&other, &binding]))));
+    eq("another H", got, Err("svm/carrier-mismatch".into()))?;
+    let mut trailing = b64(&opening_wire(&f, salt, memos(&[l, &binding])));
+    trailing.push(0);
+    eq("trailing bytes", bound(&with(json!(crate::b64_encode(&trailing)))), Err("svm/tx-malformed".into()))?;
+    let mismatch = Err("svm/channel-id-mismatch".to_owned());
+    eq(
+        "an open of another channel",
+        bound(&with(opening_wire(&f, salt + 1, memos(&[l, &binding])))),
+        mismatch.clone(),
+    )?;
+    let mut voucher = with(opening_wire(&f, salt, memos(&[l, &binding])));
+    voucher["payload"]["voucher"]["channelId"] = f["ES1"]["salt43"].clone();
+    eq("a voucher for another channel", bound(&voucher), mismatch.clone())?;
+    let mut fee_payer = with(opening_wire(&f, salt, memos(&[l, &binding])));
+    fee_payer["accepted"]["extra"]["feePayer"] = svm(&f)["payTo"].clone();
+    eq("another fee payer", bound(&fee_payer), mismatch)
+}
+
 fn offer(f: &Value, refund: Option<Refund>, max_claimable: u64) -> WithinOffer {
     let c = opening_choice(f);
     WithinOffer {
@@ -368,7 +443,7 @@ pub(super) fn trial(key: &str, label: &str) -> Option<Vec<Trial>> {
         "ES1" => vec![test(es1)],
         "ES2" => vec![test(es2)],
         "ES3" => vec![test(es3)],
-        "ES4" => vec![test(es4)],
+        "ES4" => vec![test(es4), Trial::test("x402/batch-settlement/solana::bad input", bad_input)],
         "ES5" => vec![ignored("seller side: status and recovery of a landed opening")],
         "ES6" => vec![
             test(es6),
