@@ -88,9 +88,19 @@ impl SolanaSigner {
                 let signature = self.key.sign_bytes(&message_of(request)?);
                 Ok(Value::String(bs58::encode(signature).into_string()))
             }
-            SigningRequest::Batch { requests } => {
-                requests.iter().map(|r| self.answer(r)).collect::<Result<Vec<_>, _>>().map(Value::Array)
-            }
+            // Inside a batch (a batch-settlement opening), a solana-message is answered in base58, as the
+            // ed25519-raw beside it.
+            SigningRequest::Batch { requests } => requests
+                .iter()
+                .map(|r| match r {
+                    SigningRequest::SolanaMessage(_) => {
+                        let signature = self.key.sign_bytes(&message_of(r)?);
+                        Ok(Value::String(bs58::encode(signature).into_string()))
+                    }
+                    other => self.answer(other),
+                })
+                .collect::<Result<Vec<_>, _>>()
+                .map(Value::Array),
             other => Err(SignerError::new(format!("the local ed25519 signer does not sign {} requests", other.kind()))),
         }
     }

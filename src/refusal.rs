@@ -252,6 +252,10 @@ reasons! {
     Ambiguous => "ambiguous",
     /// Solana: a transaction with no top-level Memo instruction, or with two or more.
     MemoCount => "memo-count",
+    /// Solana: the transaction holds no top-level payment-channels instruction.
+    NoChannelInstruction => "no-channel-instruction",
+    /// Solana: the transaction holds two or more payment-channels instructions, or one of no known form.
+    ChannelInstruction => "channel-instruction",
     /// Solana: a Memo instruction's data is not UTF-8.
     MemoNotUtf8 => "memo-not-utf8",
     /// Solana: the memo names H in another spelling than its LCP string in lower-case hex.

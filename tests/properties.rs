@@ -108,9 +108,10 @@ fn fixtures() -> &'static [Fixture] {
         terms::built_ids()
             .into_iter()
             .filter(|id| id.starts_with("x402/"))
-            // x402/exact/solana's payer signs ed25519, which this file's EVM CountingSigner cannot: its gate cases are
-            // tests/conformance/x402_solana.rs and x402_solana_bad.rs, with SolanaKey.
-            .filter(|id| *id != "x402/exact/solana")
+            // The Solana pairings' payer signs ed25519, which this file's EVM CountingSigner cannot: their gate cases
+            // are tests/conformance/x402_solana*.rs, x402_upto_solana*.rs and batch_settlement_solana.rs, with
+            // SolanaKey.
+            .filter(|id| !id.ends_with("/solana"))
             // x402's Lightning pairings' payer is a node that pays an invoice and answers its preimage, which this
             // file's CountingSigner is not: their gate cases are tests/lightning.rs and tests/lightning_agreement.rs.
             .filter(|id| !id.starts_with("x402/exact/lnbtc"))

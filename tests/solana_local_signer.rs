@@ -62,6 +62,9 @@ async fn ed25519_raw_answers_base58_for_its_own_key_only() {
     let answers = payer.sign(&request(batch)).await.unwrap();
     assert_eq!(answers.as_json().as_array().unwrap().len(), 2);
     assert_eq!(answers.as_json()[1], *answer.as_json());
+    // Inside a batch (a batch-settlement opening) the solana-message is answered in base58 too.
+    let first = bs58::decode(answers.as_json()[0].as_str().unwrap()).into_vec().unwrap();
+    assert_eq!(first, tx.signatures[1]);
     // Another key's ed25519-raw, a message that is not hex, and an EVM request are refused.
     let other = json!({"kind": "ed25519-raw", "message": message, "signer": fixed["feePayer"]});
     assert!(payer.sign(&request(other)).await.is_err());

@@ -28,9 +28,24 @@ fn signed_answer(spec: &Value, request: Option<&SigningRequest>) -> Option<Value
             let signature = SolanaKey::from_seed_hex(key).ok()?.sign_bytes(&message);
             Value::String(format!("0x{}", hex::encode(signature)))
         }
+        // A Solana batch-settlement opening: each request signed with the key as an ed25519 seed, in base58.
+        SigningRequest::Batch { requests } if solana_batch(requests) => {
+            let key = SolanaKey::from_seed_hex(key).ok()?;
+            let sign = |r: &SigningRequest| {
+                let message = hex::decode(r.fields()?.get("message")?.as_str()?.strip_prefix("0x")?).ok()?;
+                Some(Value::String(bs58::encode(key.sign_bytes(&message)).into_string()))
+            };
+            Value::Array(requests.iter().map(sign).collect::<Option<Vec<_>>>()?)
+        }
         request => sign_local(&local(key)?, request)?,
     };
     Some(edited(answer, edit))
+}
+
+/// Whether a batch's requests are all `solana-message` and `ed25519-raw` ones.
+fn solana_batch(requests: &[SigningRequest]) -> bool {
+    !requests.is_empty()
+        && requests.iter().all(|r| matches!(r, SigningRequest::SolanaMessage(_) | SigningRequest::Ed25519Raw(_)))
 }
 
 fn sign_local(signer: &LocalSigner, request: &SigningRequest) -> Option<Value> {

@@ -39,6 +39,7 @@ NOW = 1790000000
 # The built x402 pairings, in the order terms::built_ids() lists them; then the MPP ones (scripts/differential.sh
 # checks the list).
 X402 = [
+    "x402/batch-settlement/solana",
     "x402/exact/eip155/eip3009",
     "x402/auth-capture/eip155/eip3009",
     "x402/auth-capture/eip155/permit2",
@@ -51,12 +52,14 @@ X402 = [
     "x402/exact/lnbtc/invoice-named",
     "x402/exact/solana",
     "x402/upto/eip155/permit2",
+    "x402/upto/solana",
 ]
 PAIRINGS = X402 + mpp.PAIRINGS + card.PAIRINGS + checkout.PAIRINGS
 # Built pairings this generator does not cover yet, each with why; differential.sh prints them on every run, so the
 # gap stays visible until their cases land.
 NOT_YET = {}
 FILES = {
+    "x402/batch-settlement/solana": "x402-batch-settlement.json",
     "x402/exact/eip155/eip3009": "x402-exact-eip155-eip3009.json",
     "x402/auth-capture/eip155/eip3009": "x402-auth-capture-eip155-eip3009.json",
     "x402/auth-capture/eip155/permit2": "x402-auth-capture-eip155-permit2.json",
@@ -69,9 +72,12 @@ FILES = {
     "x402/exact/lnbtc/invoice-named": "x402-exact-lnbtc-invoice-named.json",
     "x402/exact/solana": "x402-exact-solana.json",
     "x402/upto/eip155/permit2": "x402-upto-eip155-permit2.json",
+    "x402/upto/solana": "x402-upto-solana.json",
 }
 # Pairings whose payer signs with an ed25519 key (the runners sign a solana-message request's message with it).
-ED25519 = {"x402/exact/solana"}
+ED25519 = {"x402/exact/solana", "x402/upto/solana", "x402/batch-settlement/solana"}
+# Pairings whose opening is a batch of Solana requests, answered in base58 (the runners sign each with the ed25519 key).
+SOLANA_BATCH = {"x402/batch-settlement/solana"}
 # Pairings whose payment is no public proof of H: their offers name an agreement URL, paid first in transact.
 AGREEMENT_FIRST = {"x402/exact/eip155/erc7710", "x402/batch-settlement/cloudflare", "x402/exact/lnbtc",
                    "x402/exact/lnbtc/invoice-named"}
@@ -162,7 +168,15 @@ def bases():
             out[pairing].preimage = payload["preimage"]
         if pairing in ED25519:
             # The payer's ed25519 seed: a `$sign` of a solana-message request is that key's signature of the message.
-            out[pairing].key = "0x" + load(FILES[pairing])["fixed"]["payerSeed"]
+            fixed = load(FILES[pairing])["fixed"]
+            out[pairing].key = "0x" + fixed.get("payerSeed", fixed.get("svm", {}).get("payerSeed", ""))
+        if pairing in SOLANA_BATCH:
+            # The file predates the reference's option form (NOTES.md): its option gains extra.receiverAuthorizer, the
+            # file's fee payer, in the document and the presented payment alike.
+            authorizer = load(FILES[pairing])["fixed"]["svm"]["feePayer"]
+            for option in out[pairing].doc["accepts"]:
+                option["extra"]["receiverAuthorizer"] = authorizer
+            out[pairing].presented["accepted"]["extra"]["receiverAuthorizer"] = authorizer
     # buyer.json's own D and A (a 138-byte ATR of non-ASCII JSON) as a second fixture for EIP-3009.
     buyer = load("buyer.json")["fixed"]
     b = out["x402/exact/eip155/eip3009"]
@@ -342,7 +356,9 @@ class Builder:
 
     def transact(self, edit="none", account=None, approve=True):
         spec = {"account": account or self.case["account"], "key": PAYER_KEY, "edit": edit, "erc7710": self.base.erc7710, "approve": approve}
-        if self.base.pairing in ED25519:
+        if self.base.pairing in SOLANA_BATCH:
+            spec["answers"] = {"batch": sign(edit, self.base.key)}
+        elif self.base.pairing in ED25519:
             spec["answers"] = {"solana-message": sign(edit, self.base.key)}
         if self.base.pairing == "x402/batch-settlement/cloudflare" or self.base.pairing in LIGHTNING:
             spec["agreementSigner"] = {"account": EVM_ACCOUNT, "key": PAYER_KEY}
@@ -699,6 +715,47 @@ def inputs(rng, b):
             "payerAuthorizer": [PAYER, PAYER.lower(), PAYER[:-1], "", None, 5, "0x" + "0" * 40, PAYER.upper()],
             "deposit": ["0", "1", "100000", "-1", "1.5", 100000, "", str(2**256), str(2**128), "9" * 78, "9" * 79, None, "010"],
             "authSalt": ["0x" + "00" * 32, "0x" + "ff" * 32, "0x" + "00" * 31, "0X" + "00" * 32, "0x" + "AB" * 32, 1, None, ""],
+        }[key])
+        given[key] = v
+        return f"input {key} = {compact(v)}"
+    if b.base.pairing == "x402/batch-settlement/solana":
+        # The opening's inputs: the salt is never removed (an absent one is drawn at random on both sides).
+        key = rng.choice(["payerAuthorizer", "openSlot", "deposit", "salt", "tokenProgram", "recentBlockhash",
+                          "computeUnitLimit", "computeUnitPrice"])
+        if rng.random() < 0.2 and key != "salt":
+            given.pop(key, None)
+            return f"no {key}"
+        v = rng.choice({
+            "payerAuthorizer": ["9hSR6S7WPtxmTojgo6GG3k4yDPecgJY292j7xrsUGWBu",
+                                "8msh7T45JEaicCMYm5TZeUNeh3WjU1Xb9pAnQet4oek8", "0OIl", "", 5, None],
+            "openSlot": ["0", str(2**53 - 1), str(2**53), str(2**64), "1.5", 341000000, None],
+            "deposit": ["0", "1", "100000", str(2**64 - 1), str(2**64), "-1", "010", 100000, "", None],
+            "salt": ["0", "43", str(2**64 - 1), str(2**64), "9" * 21, "-1", 42, "", None],
+            "tokenProgram": ["TokenzQdBNbLqP5VEhdkAS6EPFLC1PHnBqCXEpPxuEb", "11111111111111111111111111111111", "",
+                             5, None],
+            "recentBlockhash": ["11111111111111111111111111111111", "0OIl", "", 5, None],
+            "computeUnitLimit": [0, 4294967295, 4294967296, -1, 1.5, "1", None],
+            "computeUnitPrice": ["0", str(2**64 - 1), str(2**64), "1.5", 1, None],
+        }[key])
+        given[key] = v
+        return f"input {key} = {compact(v)}"
+    if b.base.pairing == "x402/upto/solana":
+        # The channel's inputs: the salt (never removed: an absent one is drawn at random on both sides), the open
+        # slot, the mint's token program, the blockhash and the compute budget.
+        key = rng.choice(["nonce", "openSlot", "tokenProgram", "recentBlockhash", "computeUnitLimit",
+                          "computeUnitPrice"])
+        if rng.random() < 0.2 and key != "nonce":
+            given.pop(key, None)
+            return f"no {key}"
+        v = rng.choice({
+            "nonce": ["0", "7", str(2**64 - 1), str(2**64), "-1", "007", 7, "", "9" * 78, "9" * 79, None],
+            "openSlot": ["0", str(2**53 - 1), str(2**53), str(2**64 - 1), str(2**64), 341000000, "", "1.5", None],
+            "tokenProgram": ["TokenzQdBNbLqP5VEhdkAS6EPFLC1PHnBqCXEpPxuEb", "11111111111111111111111111111111", "",
+                             "x", 5, None],
+            "recentBlockhash": ["11111111111111111111111111111111", "2wKupLR9q6wXYppw8Gr2NvWxKBUqm4PPJKkQfoxHDBg4",
+                                "0OIl", "", 5, None],
+            "computeUnitLimit": [0, 1, 4294967295, 4294967296, -1, 1.5, 60.0, "1", None],
+            "computeUnitPrice": ["0", "1", str(2**64 - 1), str(2**64), "-1", "1.5", 1, "", None],
         }[key])
         given[key] = v
         return f"input {key} = {compact(v)}"

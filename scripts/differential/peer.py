@@ -27,7 +27,7 @@ from eth_account.messages import encode_typed_data
 
 import integraledger_terms as t
 from integraledger_terms import _gate
-from integraledger_terms.bindings._codec import b64u_encode, js_json
+from integraledger_terms.bindings._codec import b58_encode, b64u_encode, js_json
 from integraledger_terms.bindings.mpp_charge_usdc import gateway_account, usdc_gateway_salt
 
 sys.path.insert(0, str(pathlib.Path(__file__).resolve().parent))
@@ -43,6 +43,8 @@ BINDINGS = {
     "x402/exact/lnbtc": t.X402_EXACT_LNBTC,
     "x402/exact/lnbtc/invoice-named": t.X402_EXACT_LNBTC_INVOICE_NAMED,
     "x402/exact/solana": t.X402_EXACT_SOLANA,
+    "x402/upto/solana": t.X402_UPTO_SOLANA,
+    "x402/batch-settlement/solana": t.X402_BATCH_SETTLEMENT_SOLANA,
     "x402/auth-capture/eip155/eip3009": t.X402_AUTH_CAPTURE_EIP155_EIP3009,
     "x402/auth-capture/eip155/permit2": t.X402_AUTH_CAPTURE_EIP155_PERMIT2,
     "x402/batch-settlement/eip155": t.X402BatchSettlementEip155(),
@@ -142,6 +144,14 @@ CLIENT = httpx.AsyncClient(transport=httpx.MockTransport(handler))
 
 
 # --- answers -------------------------------------------------------------------------------------------------------
+
+
+def solana_batch(request):
+    """Whether the request is a batch of solana-message and ed25519-raw requests."""
+    requests = request.get("requests") if isinstance(request, dict) and request.get("kind") == "batch" else None
+    return isinstance(requests, list) and len(requests) > 0 and all(
+        isinstance(r, dict) and r.get("kind") in ("solana-message", "ed25519-raw") for r in requests
+    )
 
 
 def ed25519_signature(seed, message):
@@ -294,6 +304,10 @@ def answer_of(spec, request):
         sign = spec["$sign"]
         if isinstance(request, dict) and request.get("kind") == "solana-message":
             got = ed25519_signature(sign["key"], request.get("message"))  # the key as an ed25519 seed
+        elif solana_batch(request):
+            # A Solana batch-settlement opening: each request signed with the key as an ed25519 seed, in base58.
+            sigs = [ed25519_signature(sign["key"], r.get("message")) for r in request["requests"]]
+            got = None if None in sigs else [b58_encode(bytes.fromhex(s[2:])) for s in sigs]
         else:
             got = sign_local(sign["key"], request)
         return None if got is None else edited(got, sign.get("edit", "none"))

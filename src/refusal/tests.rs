@@ -115,6 +115,8 @@ const CODES: &[(Reason, &str)] = &[
     (Reason::MemoNotBound, "tempo/memo-not-bound"),
     (Reason::Ambiguous, "tempo/ambiguous"),
     (Reason::MemoCount, "svm/memo-count"),
+    (Reason::NoChannelInstruction, "svm/no-channel-instruction"),
+    (Reason::ChannelInstruction, "svm/channel-instruction"),
     (Reason::MemoNotUtf8, "svm/memo-not-utf8"),
     (Reason::CarrierNotCanonical, "svm/carrier-not-canonical"),
     (Reason::CarrierMismatch, "svm/carrier-mismatch"),

@@ -1,5 +1,6 @@
 //! `x402-batch-settlement.json`: the x402 batch-settlement pairings. The EVM rows (EB*) and Cloudflare's (EC1) run
-//! from the rows' own data; the Solana rows (ES*) and the seller-side keys are listed with the reason they do not run.
+//! from the rows' own data, the Solana rows (ES*) in `batch_settlement_solana.rs`; the seller-side keys are listed
+//! with the reason they do not run.
 
 use alloy_sol_types::SolStruct;
 use libtest_mimic::{Failed, Trial};
@@ -383,16 +384,31 @@ pub fn trials() -> Vec<Trial> {
             "EB5" => trials.push(ignored(&label, "seller side: the ChannelCreated log recover reads")),
             "EB7" => trials.push(ignored(&label, "seller side: settlement status from a receipt")),
             "EB8" => trials.push(ignored(&label, "seller side: recovering H from a ChannelCreated log")),
-            k if k.starts_with("ES") => trials.push(ignored(&label, "later work: the Solana family")),
+            #[cfg(feature = "solana")]
+            k if k.starts_with("ES") => {
+                trials.extend(super::batch_settlement_solana::trial(k, &label).unwrap_or_else(|| {
+                    vec![Trial::test(label.clone(), || Err("a Solana key neither run nor listed".into()))]
+                }))
+            }
+            #[cfg(not(feature = "solana"))]
+            k if k.starts_with("ES") => trials.push(ignored(&label, "a build without the Solana rail")),
             "EC1" => trials.push(Trial::test(label, ec1)),
             "agreedRefusals" => {
                 for row in file[key]["rows"].as_array().unwrap().clone() {
                     let case = row["case"].as_str().unwrap().to_owned();
                     let name = format!("{label}::{case}");
+                    #[cfg(feature = "solana")]
+                    if case.starts_with("bound, reference or ref") {
+                        let name = format!("{name} (x402/batch-settlement/solana)");
+                        trials.push(Trial::test(name, super::batch_settlement_solana::agreed_payload_malformed));
+                    }
                     if case.starts_with("recover ") {
                         trials.push(ignored(&name, "seller side: recover"));
                     } else if case.starts_with("SVM ") {
-                        trials.push(ignored(&name, "later work: the Solana family"));
+                        #[cfg(feature = "solana")]
+                        trials.push(super::batch_settlement_solana::agreed_trial(&name, row["expect"].clone()));
+                        #[cfg(not(feature = "solana"))]
+                        trials.push(ignored(&name, "a build without the Solana rail"));
                     } else {
                         trials.push(Trial::test(name, move || agreed(&case, &row["expect"])));
                     }
@@ -404,8 +420,10 @@ pub fn trials() -> Vec<Trial> {
                         format!("{label}::{} ({})", row["name"].as_str().unwrap(), row["pairing"].as_str().unwrap());
                     if row["pairing"] == "x402/batch-settlement/solana" {
                         // NOTES.md: both Solana rows are superseded by the peer (the option's extra changed).
-                        trials
-                            .push(ignored(&name, "later work: the Solana family; superseded by the peer per NOTES.md"));
+                        #[cfg(feature = "solana")]
+                        trials.push(super::batch_settlement_solana::buyer_trial(&name, row["name"].as_str().unwrap()));
+                        #[cfg(not(feature = "solana"))]
+                        trials.push(ignored(&name, "a build without the Solana rail"));
                     } else {
                         trials.push(Trial::test(name, move || buyer(&row)));
                     }

@@ -4,6 +4,8 @@
 use libtest_mimic::Trial;
 
 pub mod batch_settlement;
+#[cfg(feature = "solana")]
+mod batch_settlement_solana;
 pub mod inputs;
 pub mod mpp_no_proof;
 #[cfg(feature = "mpp")]
@@ -16,6 +18,10 @@ pub mod x402_evm;
 pub mod x402_solana;
 #[cfg(feature = "solana")]
 mod x402_solana_bad;
+#[cfg(feature = "solana")]
+pub mod x402_upto_solana;
+#[cfg(feature = "solana")]
+mod x402_upto_solana_bad;
 
 /// Every family's trials.
 pub fn trials() -> Vec<Trial> {
@@ -29,5 +35,7 @@ pub fn trials() -> Vec<Trial> {
     all.extend(mpp_session_evm::trials());
     #[cfg(feature = "solana")]
     all.extend(x402_solana::trials());
+    #[cfg(feature = "solana")]
+    all.extend(x402_upto_solana::trials());
     all
 }

@@ -165,9 +165,35 @@ fn batch_variants(cases: &[Case]) -> Vec<Case> {
     vec![vary("a Permit2 deposit", "assetTransferMethod", json!("permit2")), vary("named", "minDeposit", json!(min))]
 }
 
+/// The Solana batch-settlement row's document with the option in the reference's form (`extra.receiverAuthorizer`,
+/// which the file predates: NOTES.md), with its deposit the buyer's and the option's.
+fn solana_batch_cases() -> Vec<Case> {
+    let Ok(pairing) = terms::pairing("x402/batch-settlement/solana") else { return vec![] };
+    let file = vectors("x402-batch-settlement.json");
+    let rows = file["buyer"]["rows"].as_array().unwrap();
+    let row = rows.iter().find(|r| r["pairing"] == pairing.id() && r["name"] == "B2").unwrap();
+    let mut doc = row["input"]["doc"].clone();
+    doc["accepts"][0]["extra"]["receiverAuthorizer"] = file["fixed"]["svm"]["feePayer"].clone();
+    let case = Case {
+        label: format!("x402-batch-settlement.json:/buyer/B2 with extra.receiverAuthorizer::{}", pairing.id()),
+        pairing,
+        doc: doc.clone(),
+        account: row["input"]["account"].as_str().unwrap().to_owned(),
+        now: file["fixed"]["now"].as_u64().unwrap_or(1_790_000_000),
+        inputs: row["input"]["inputs"].as_object().unwrap().clone(),
+        atr: atrs(&file).into_iter().find(|a| atr_hash(a).to_hex() == row["advertised"].as_str().unwrap()).unwrap(),
+    };
+    let mut named = case.clone();
+    let min = format!("{}0", case.inputs["deposit"].as_str().unwrap());
+    named.doc["accepts"][0]["extra"]["minDeposit"] = json!(min);
+    named.label = format!("{} with extra.minDeposit", case.label);
+    vec![case, named]
+}
+
 pub fn trials() -> Vec<Trial> {
     let mut cases = cases();
     cases.extend(batch_variants(&cases));
+    cases.extend(solana_batch_cases());
     cases.extend(super::quote_mpp::cases());
     let mut all = Vec::new();
     let quoted: Vec<&str> = cases.iter().map(|c| c.pairing.id()).collect();
@@ -228,6 +254,11 @@ fn quote_says_the_option(case: &Case) -> Outcome {
         "x402/batch-settlement/eip155" => {
             Some(text(option["extra"].get("minDeposit").unwrap_or(&case.inputs["deposit"])))
         }
+        "x402/batch-settlement/solana" => {
+            Some(text(option["extra"].get("minDeposit").unwrap_or(&case.inputs["deposit"])))
+        }
+        // The one-request channel locks the whole amount, the most the seller may settle.
+        "x402/upto/solana" => Some(text(&option["amount"])),
         _ => None,
     };
     eq("deposit", quote.deposit.map(|d| d.to_string()), deposit)?;
@@ -326,6 +357,28 @@ const CARRIED: &[(&str, &[(&str, &str)])] = &[
             ("/payee", "/payment/accepted/payTo"),
         ],
     ),
+    // The opening transaction is bytes (batch_settlement_solana.rs reads it back): the payload names its terms.
+    (
+        "x402/batch-settlement/solana",
+        &[
+            ("/amount", "/payment/payload/voucher/maxClaimableAmount"),
+            ("/deposit", "/payment/payload/deposit/amount"),
+            ("/payee", "/payment/payload/channelConfig/receiver"),
+            ("/asset", "/payment/payload/channelConfig/token"),
+        ],
+    ),
+    // The opening is bytes (x402_upto_solana.rs reads its open instruction back): the payload names what it locks.
+    (
+        "x402/upto/solana",
+        &[
+            ("/amount", "/payment/payload/maxAmount"),
+            ("/deposit", "/payment/payload/deposit"),
+            ("/validAfter", "/payment/payload/validAfter"),
+            ("/validBefore", "/payment/payload/expiresAt"),
+            ("/asset", "/payment/accepted/asset"),
+            ("/payee", "/payment/accepted/payTo"),
+        ],
+    ),
     // The row's opening is an authorization: the deposit's EIP-3009 transfer to the escrow, then the voucher of 0.
     (
         "mpp/session/evm",
@@ -387,7 +440,17 @@ fn deposit_carried(chosen: &Chosen) -> &'static [(&'static str, &'static str)] {
 fn placeholder(request: &SigningRequest) -> Value {
     let address = format!("0x{}", "11".repeat(20));
     match request {
-        SigningRequest::Batch { requests } => Value::Array(requests.iter().map(placeholder).collect()),
+        // Inside a batch (a Solana batch-settlement opening) a solana-message is answered in base58, as the
+        // ed25519-raw beside it.
+        SigningRequest::Batch { requests } => Value::Array(
+            requests
+                .iter()
+                .map(|r| match r {
+                    SigningRequest::SolanaMessage(_) => json!("1".repeat(64)),
+                    other => placeholder(other),
+                })
+                .collect(),
+        ),
         SigningRequest::Erc7710(_) => {
             json!({"delegationManager": address, "permissionContext": "0x", "delegator": address})
         }

@@ -4,6 +4,7 @@
 //! fetches, hashes an ATR or signs.
 
 pub mod address;
+pub mod channel;
 pub mod compile;
 pub mod key;
 pub mod program;

@@ -10,7 +10,7 @@ const fn key(bytes: [u8; 32]) -> Key {
 /// Decodes a base58 program id at compile time (the ids below are constants, checked by the tests). Only the
 /// constants below call it, so an index out of range would be a build error, never a panic at run time.
 #[allow(clippy::indexing_slicing)]
-const fn b58(text: &str) -> [u8; 32] {
+pub(super) const fn b58(text: &str) -> [u8; 32] {
     const ALPHABET: &[u8] = b"123456789ABCDEFGHJKLMNPQRSTUVWXYZabcdefghijkmnopqrstuvwxyz";
     let text = text.as_bytes();
     // Big-endian base-256 accumulator, 32 bytes wide: every id below decodes to exactly 32 bytes.

@@ -9,7 +9,7 @@ use serde_json::{Map, Value};
 
 use super::{PayerInput, buyer_inputs, carrier, is_solana_network, key_of, lcp_string, memo_length, solana_account};
 use super::{static_nonce, svm, wire_of};
-use crate::codec::{b64_encode, hex_bytes, to_hex};
+use crate::codec::{b64_encode, to_hex};
 use crate::hash::AtrHash;
 use crate::json::Member;
 use crate::pairing::{Advertised, ChooseContext, Chosen, Completion, InputSpec, InputType, Pairing, Quote, Unsigned};
@@ -70,7 +70,7 @@ fn pairs(option: &Map<String, Value>) -> bool {
 }
 
 /// The option's amount as a u64, when it is a positive decimal of at most 20 digits below 2^64.
-fn amount_u64(option: &Map<String, Value>) -> Option<u64> {
+pub(super) fn amount_u64(option: &Map<String, Value>) -> Option<u64> {
     let amount = amount_of(option.member("amount")?)?;
     if amount.len() > 20 {
         return None;
@@ -79,7 +79,7 @@ fn amount_u64(option: &Map<String, Value>) -> Option<u64> {
 }
 
 /// Whether build can pay the option: a u64 amount and a time bound.
-fn payable(option: &Map<String, Value>) -> bool {
+pub(super) fn payable(option: &Map<String, Value>) -> bool {
     amount_u64(option).is_some() && option.member("maxTimeoutSeconds").and_then(timeout_seconds).is_some()
 }
 
@@ -147,6 +147,7 @@ struct Choice<'a> {
     required: &'a Map<String, Value>,
     accepted: &'a Value,
     input: PayerInput,
+    decimals: u8,
     network: &'a str,
     asset: Key,
     pay_to: Key,
@@ -157,13 +158,15 @@ struct Choice<'a> {
 
 fn choice_of(choice: &Map<String, Value>) -> Result<Choice<'_>, Refusal> {
     let malformed = || Refusal::x402(Reason::OptionMalformed);
-    let input = PayerInput::of(choice)?;
+    let input = PayerInput::of(choice, super::DEFAULT_UNIT_LIMIT)?;
+    let decimals = super::decimals_of(choice)?;
     let (required, accepted) = check_chosen(choice.member("required"), choice.member("accepted"), filter)?;
     let extra = accepted.member("extra").and_then(Value::as_object).ok_or_else(malformed)?;
     Ok(Choice {
         required,
         accepted: choice.member("accepted").ok_or_else(malformed)?,
         input,
+        decimals,
         network: accepted.member("network").and_then(Value::as_str).unwrap_or_default(),
         asset: key_of(accepted.member("asset")).ok_or_else(malformed)?,
         pay_to: key_of(accepted.member("payTo")).ok_or_else(malformed)?,
@@ -217,7 +220,7 @@ pub fn build<'a>(choice: &'a Map<String, Value>, h: &AtrHash) -> Result<Transfer
         destination: associated_token_address(&c.pay_to, &i.token_program, &c.asset)?,
         authority: i.payer,
         amount: c.amount,
-        decimals: i.decimals,
+        decimals: c.decimals,
     };
     let instructions = [
         program::set_compute_unit_limit(i.unit_limit),
@@ -237,10 +240,7 @@ impl Unsigned for Transfer<'_> {
     }
 
     fn complete(&self, answers: &[Answer], chosen: &Chosen) -> Result<Completion<'_>, Refusal> {
-        let malformed = || Refusal::x402(Reason::SignatureMalformed);
-        let [answer] = answers else { return Err(malformed()) };
-        let bytes = answer.as_str().filter(|s| s.starts_with("0x")).and_then(hex_bytes).ok_or_else(malformed)?;
-        let signature: [u8; 64] = bytes.try_into().map_err(|_| malformed())?;
+        let signature = super::signature64(answers)?;
         let wire = signed_wire(&self.message, &self.choice.input.payer, &signature)?;
         let mut payload = Map::with_capacity(1);
         payload.insert("transaction".into(), Value::String(b64_encode(&wire)));
