@@ -160,6 +160,16 @@ fn atr_hexes(value: &Value, out: &mut Vec<Vec<u8>>) {
     }
 }
 
+/// An MPP challenge whose `opaque` legal context (base64url JSON) names this agreement URL too.
+fn with_agreement_url(challenge: &mut Value, url: &Value) {
+    use base64::Engine as _;
+    let b64 = base64::engine::general_purpose::URL_SAFE_NO_PAD;
+    let Some(opaque) = challenge["opaque"].as_str() else { return };
+    let mut legal: Value = serde_json::from_slice(&b64.decode(opaque).expect("opaque is base64url")).expect("JSON");
+    legal["legalContextAgreementUrl"] = url.clone();
+    challenge["opaque"] = Value::String(b64.encode(serde_json::to_vec(&legal).expect("JSON")));
+}
+
 /// A key that signs EIP-712 requests for the files that name no EVM payer key (the signer then answers with the
 /// wrong signature for the pairing's own rail: the fuzzer still reaches every decline after the signer).
 const STAND_IN_KEY: &str = "0x4c0883a69102937d6231471b5decb7e4ea7ef5e7c7a5b5c7d0c3b7b8f4b0d1e2";
@@ -181,9 +191,20 @@ pub fn fixtures() -> &'static [Fixture] {
                 .read(&doc)
                 .map(|read| (read.h, read.agreement.is_some()))
                 .unwrap_or_else(|r| panic!("{id}: the B2 document reads: {r:?}"));
-            if !pairing.public_proof() && !agreement && doc.is_object() {
-                // An x402 offer whose payment is no public proof needs an agreement URL beside the link.
-                doc["extensions"]["legalContext"]["info"]["legalContextAgreementUrl"] = agreement_url.clone();
+            if !pairing.public_proof() && !agreement {
+                // An offer whose payment is no public proof needs an agreement URL beside the link: in an x402
+                // document's legal context, or in each MPP challenge's opaque legal context.
+                match &mut doc {
+                    Value::Object(_) => {
+                        doc["extensions"]["legalContext"]["info"]["legalContextAgreementUrl"] = agreement_url.clone();
+                    }
+                    Value::Array(challenges) => {
+                        for challenge in challenges {
+                            with_agreement_url(challenge, &agreement_url);
+                        }
+                    }
+                    _ => {}
+                }
             }
             // Most files advertise SHA-256("abc") (B2 plants "abd"); others name their ATR as `atrHex`.
             let mut atrs = vec![b"abc".to_vec()];
