@@ -38,12 +38,20 @@ fn window(option: &Value) -> Option<Duration> {
 /// virtual time is one more loop of the target, and a year of it would be reported as a hang of the harness.
 const MAX_FUZZ_WINDOW: Duration = Duration::from_secs(3600 + 180);
 
+/// 65 bytes in `0x` hex, v = 27: what an EIP-712 signer answers.
+const FORM_OF_A_SIGNATURE: &str = concat!(
+    "0x1111111111111111111111111111111111111111111111111111111111111111",
+    "22222222222222222222222222222222222222222222222222222222222222221b"
+);
+
 fuzz_target!(|data: &[u8]| {
     let Some((&mode, rest)) = data.split_first() else { return };
     let replies: Vec<Reply> =
         if rest.is_empty() { Vec::new() } else { parts(rest).into_iter().map(Reply::from_fuzz).collect() };
     let fetch = FuzzFetch::new(replies, Reply::Reject);
-    let signer = buyer_signer();
+    // A signature of the answer's form, not computed: nothing on the buyer's side verifies the agreement payment's
+    // signature (the seller does), and an ECDSA signature under the sanitizer was a fifth of each execution.
+    let signer = buyer_signer().answering(Value::String(FORM_OF_A_SIGNATURE.to_owned()));
     let atr = buyer_atr();
     let h = atr_hash(&atr);
     let url = buyer()["agreement"]["url"].as_str().unwrap().to_owned();

@@ -1,9 +1,9 @@
 //! A signer's answer to `finish`, for every built pairing: each pairing is confirmed once from its vector fixture
 //! (the link serving "abc", whose hash the document advertises), then the fuzzed answers are joined to it.
 //!
-//! Input: one selector byte, then the answer as JSON text. Selector bits 0–3: the pairing (modulo the number
-//! built); bit 4: a JSON array is passed as that many answers rather than one; bit 5: finish over other bytes
-//! ("abd") than were compared; bit 6: pass no answer at all.
+//! Input: the pairing's byte (modulo the number built), a selector byte, then the answer as JSON text. Selector bit
+//! 4: a JSON array is passed as that many answers rather than one; bit 5: finish over other bytes ("abd") than were
+//! compared; bit 6: pass no answer at all.
 //!
 //! Asserts: when `finish` completes a payment, its H is the hash of the bytes given, the pairing reads that H back
 //! (`bound`), and `check` over the same bytes (with the landed read) reads the same H, while `check` over other
@@ -18,9 +18,10 @@ use terms::{Answer, DeclineCode, Finish, atr_hash, check, check_landed, finish};
 use terms_fuzz::confirmed;
 
 fuzz_target!(|data: &[u8]| {
-    let Some((&selector, rest)) = data.split_first() else { return };
+    let [which, selector, rest @ ..] = data else { return };
+    let selector = *selector;
     let all = confirmed();
-    let (f, c) = &all[usize::from(selector & 0x0F) % all.len()];
+    let (f, c) = &all[usize::from(*which) % all.len()];
     let pairing = f.pairing();
     let Ok(answer) = serde_json::from_slice::<Value>(rest) else { return };
     let answers: Vec<Answer> = match answer {

@@ -102,7 +102,13 @@ pub fn load(path: &Path) -> Result<Config, ConfigError> {
 /// that does not parse, the line.
 pub fn read(path: &Path) -> Result<Config, ConfigError> {
     let text = std::fs::read_to_string(path).map_err(|e| ConfigError(format!("{}: {e}", path.display())))?;
-    let mut config: Config = toml::from_str(&text).map_err(|e| {
+    parse(&text, path)
+}
+
+/// Reads `text` as the file at `path` holds it (no file is opened): relative paths are made absolute from `path`'s
+/// folder, and an error names `path` and, for text that does not parse, the line.
+pub fn parse(text: &str, path: &Path) -> Result<Config, ConfigError> {
+    let mut config: Config = toml::from_str(text).map_err(|e| {
         let line = e.span().map(|s| text.get(..s.start).unwrap_or_default().matches('\n').count() + 1);
         ConfigError(match line {
             Some(n) => format!("{}: line {n}: {}", path.display(), e.message()),

@@ -27,6 +27,9 @@
 //! clock ahead of this one) count too, which only ever refuses more. Amounts are summed as 256-bit integers; a sum
 //! that would pass 2^256 - 1 is over budget.
 
+#[cfg(all(feature = "fuzzing", any(feature = "sqlite", feature = "postgres")))]
+#[doc(hidden)]
+pub mod fuzzing;
 #[cfg(any(feature = "sqlite", feature = "postgres"))]
 pub(crate) mod rules;
 #[cfg(feature = "sqlite")]
