@@ -217,12 +217,13 @@ impl Pairing for Ap2 {
     /// (`ap2/hash-not-in-checkout`): `{vct, checkout_jwt, checkout_hash}` for the buyer's mandate signer
     /// (`ap2-checkout-mandate`).
     fn build<'a>(&'a self, chosen: &'a Chosen, _atr: &'a [u8], h: &AtrHash) -> Result<Box<dyn Unsigned + 'a>, Refusal> {
-        let jwt = chosen.build_input.member("checkoutJwt");
-        let (advertised, _, _) = read_checkout(jwt)?;
+        let given = chosen.build_input.member("checkoutJwt");
+        let (advertised, _, _) = read_checkout(given)?;
         if advertised != *h {
             return Err(ap2(Reason::HashNotInCheckout));
         }
-        let jwt = jwt.and_then(Value::as_str).unwrap_or_default().to_owned();
+        // read_checkout read it as a string.
+        let jwt = given.and_then(Value::as_str).ok_or(ap2(Reason::JwsMalformed))?.to_owned();
         let content = json!({"vct": CHECKOUT_VCT, "checkout_jwt": jwt, "checkout_hash": checkout_hash_of(&jwt)});
         Ok(Box::new(Mandate { content, jwt }))
     }
