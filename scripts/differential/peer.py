@@ -56,6 +56,7 @@ BINDINGS = {
     "mpp/charge/evm/transaction": t.MPP_CHARGE_EVM_TRANSACTION,
     "mpp/charge/lightning": t.MPP_CHARGE_LIGHTNING,
     "mpp/charge/nearintents": t.MPP_CHARGE_NEARINTENTS,
+    "mpp/charge/solana": t.MPP_CHARGE_SOLANA,
     "mpp/charge/stripe": t.MPP_CHARGE_STRIPE,
     "mpp/charge/tempo/memo": t.MPP_CHARGE_TEMPO_MEMO,
     "mpp/charge/tempo/push": t.MPP_CHARGE_TEMPO_PUSH,

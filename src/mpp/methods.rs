@@ -193,7 +193,7 @@ pub(crate) fn usdc_profile(d: &Object) -> Result<(&'static str, &Object), Refusa
 /// `currency` and `recipient`; EVM and Gateway hash the request as received, so it must be in its RFC 8785 form
 /// (`mpp/request-not-jcs`). Stacks: the chain id and token contract of their forms. Solana: only the profile's shape
 /// here; the Solana rail's pairing adds its key and network checks in its own filter.
-fn usdc_charge(p: &Parts<'_>) -> Result<Vec<&'static str>, Refusal> {
+pub(crate) fn usdc_charge(p: &Parts<'_>) -> Result<Vec<&'static str>, Refusal> {
     let (r, d) = (p.request, p.details);
     let (kind, profile) = usdc_profile(d)?;
     let positive = r.member("amount").and_then(Value::as_str).is_some_and(|a| {
