@@ -48,6 +48,7 @@ PAIRINGS = [
     "mpp/charge/tempo/push",
     "mpp/charge/usdc/evm",
     "mpp/charge/usdc/gateway",
+    "mpp/charge/usdc/solana",
     "mpp/session/evm",
     "mpp/session/lightning",
     "mpp/session/tempo",
@@ -68,6 +69,7 @@ FILES = {
     "mpp/charge/tempo/push": "mpp-charge-tempo-push.json",
     "mpp/charge/usdc/evm": "mpp-charge-usdc-evm.json",
     "mpp/charge/usdc/gateway": "mpp-charge-usdc-gateway.json",
+    "mpp/charge/usdc/solana": "mpp-charge-usdc-solana.json",
     "mpp/session/evm": "mpp-session-evm.json",
     "mpp/session/lightning": "mpp-session-lightning.json",
     "mpp/session/tempo": "mpp-session-tempo.json",
@@ -84,7 +86,7 @@ LIGHTNING = {"mpp/charge/lightning", "mpp/session/lightning"}
 EIP712 = {"mpp/charge/evm/authorization", "mpp/charge/evm/permit2", "mpp/charge/usdc/evm"}
 # The pairings whose payer signs a solana-message with an ed25519 key: a `$sign` is that key's signature, the key
 # x402-exact-solana.json's payer seed (the same payer as their files' fixtures, seed 01).
-ED25519 = {"mpp/charge/solana"}
+ED25519 = {"mpp/charge/solana", "mpp/charge/usdc/solana"}
 ORDER = ["realm", "method", "intent", "request", "expires", "id", "opaque"]
 
 

@@ -9,7 +9,8 @@ import json
 import mpp_header
 import mpp_tempo
 from mpp import (
-    AGREEMENT_FIRST, ANVIL_1, BASES, ED25519, EIP712, LIGHTNING, ORDER, OTHER_KEY, PAIRINGS, PAYER, PAYER_KEY, b64u, compact, default_answers,
+    AGREEMENT_FIRST, ANVIL_1, BASES, ED25519, EIP712, LIGHTNING, ORDER, OTHER_KEY, PAIRINGS, PAYER, PAYER_KEY, b64u,
+    compact, default_answers,
     gateway, h_body, jcs, ok_reply, place, rfc3339, sha, sign, tx, unb64u, wallet_answers,
 )
 
@@ -279,8 +280,19 @@ FIELDS = {
     ],
 }
 
+# usdc's Solana profile: the request's own members, the profile's type and its neighbours, and the Solana details
+# under methodDetails.solana.
+FIELDS["usdc-solana"] = [f for f in FIELDS["solana"] if f[0][0] != "methodDetails"] + [
+    (("methodDetails", "solana") + path[1:], pool) for path, pool in FIELDS["solana"] if len(path) > 1
+] + [
+    (("methodDetails", "type"), ["solana", "evm", "gateway", "stacks", "tron", None, 1]),
+    (("methodDetails", "evm"), [None, {"chainId": 84532}]), (("methodDetails", "solana"), [None, {}, "x", []]),
+]
+
 
 def family(pairing):
+    if pairing == "mpp/charge/usdc/solana":
+        return "usdc-solana"
     if pairing in ED25519:
         return "solana"
     if pairing.startswith("mpp/charge/evm/"):
@@ -635,6 +647,8 @@ PAIRING_INPUTS = {
     "mpp/charge/evm/transaction": ["accountNonce", "accountNonce", "x"],
     "mpp/session/evm": ["deposit", "credentialType", "authorizedSigner", "tokenDomain"],
     "mpp/charge/solana": ["decimals", "tokenProgram", "recentBlockhash", "computeUnitLimit", "computeUnitPrice", "x"],
+    "mpp/charge/usdc/solana": ["decimals", "tokenProgram", "recentBlockhash", "computeUnitLimit", "computeUnitPrice",
+                               "x"],
 }
 
 

@@ -62,6 +62,7 @@ BINDINGS = {
     "mpp/charge/tempo/push": t.MPP_CHARGE_TEMPO_PUSH,
     "mpp/charge/usdc/evm": t.MPP_CHARGE_USDC_EVM,
     "mpp/charge/usdc/gateway": t.MPP_CHARGE_USDC_GATEWAY,
+    "mpp/charge/usdc/solana": t.MPP_CHARGE_USDC_SOLANA,
     "mpp/session/evm": t.MPP_SESSION_EVM,
     "mpp/session/lightning": t.MPP_SESSION_LIGHTNING,
     "mpp/session/tempo": t.MPP_SESSION_TEMPO,

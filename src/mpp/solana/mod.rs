@@ -247,7 +247,9 @@ impl SolanaCharge {
         let amount = r.member("amount").and_then(Value::as_str).and_then(|a| a.parse::<u64>().ok()).ok_or_else(bad)?;
         let recipient = key(r.member("recipient")).ok_or_else(bad)?;
         let currency = r.member("currency").and_then(Value::as_str).unwrap_or_default();
-        let transfer = if currency == "sol" && !self.transaction_only {
+        // `sol` is a System transfer under usdc's profile too, as the reference builds it (its inputs, though, are a
+        // mint's there: see choose).
+        let transfer = if currency == "sol" {
             program::system_transfer(&payer, &recipient, amount)
         } else {
             let decimals = d.member("decimals").filter(|v| v.is_number()).or_else(|| choice.get("decimals"));
