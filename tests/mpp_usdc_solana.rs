@@ -195,6 +195,21 @@ fn the_refusal_rows() {
     }
 }
 
+/// The profile's checks are the `usdc` method's, whichever of its pairings holds the challenge: the EVM profile's
+/// pairing refuses a Solana profile without a network as the reference's does (`svm/network-malformed`), and a
+/// well-formed one as not its own.
+#[test]
+fn another_usdc_pairing_reads_the_profile_alike() {
+    let f = file();
+    let evm = terms::pairing("mpp/charge/usdc/evm").unwrap();
+    assert_eq!(evm.bound(&presented(&f), None).unwrap_err().code(), "mpp/not-this-pairing");
+    let mut request = request_of(&placed(&f));
+    request["methodDetails"]["solana"].as_object_mut().unwrap().remove("network");
+    let mut credential = presented(&f);
+    credential["challenge"] = with_request(placed(&f), &request);
+    assert_eq!(evm.bound(&credential, None).unwrap_err().code(), "svm/network-malformed");
+}
+
 #[test]
 fn only_a_transaction_credential() {
     let f = file();

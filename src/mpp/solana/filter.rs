@@ -12,9 +12,6 @@ use crate::refusal::{Reason, Refusal};
 
 /// The Solana charge: `charge` on `solana`.
 pub(crate) static SOLANA_CHARGE: Method = Method { intent: "charge", method: "solana", offers: solana_charge };
-/// Circle's USDC charge, read for its Solana profile: `charge` on `usdc`.
-pub(crate) static USDC_SOLANA_CHARGE: Method = Method { intent: "charge", method: "usdc", offers: usdc_solana_charge };
-
 /// The most UTF-8 bytes of an `externalId`, which the payer signs as a memo.
 const MAX_EXTERNAL_ID: usize = 566;
 
@@ -90,14 +87,9 @@ fn solana_charge(p: &Parts<'_>) -> Result<Vec<&'static str>, Refusal> {
     Ok(vec![super::SOLANA])
 }
 
-/// `charge` on `usdc`: the method's own checks ([`crate::mpp::methods`]), and for the Solana profile its network,
-/// which is required, and [`solana_checks`] over the request and the profile's details.
-fn usdc_solana_charge(p: &Parts<'_>) -> Result<Vec<&'static str>, Refusal> {
-    let offered = crate::mpp::methods::usdc_charge(p)?;
-    if offered.contains(&super::USDC_SOLANA) {
-        let profile = p.details.member("solana").and_then(Value::as_object).ok_or(Refusal::mpp(Reason::UsdcProfile))?;
-        network_named(profile, true)?;
-        solana_checks(p.request, profile)?;
-    }
-    Ok(offered)
+/// `usdc`'s Solana profile, after the method's own checks ([`crate::mpp::methods`]): its network, which is required,
+/// and [`solana_checks`] over the request and the profile's details.
+pub(crate) fn usdc_profile_checks(r: &Object, profile: &Object) -> Result<(), Refusal> {
+    network_named(profile, true)?;
+    solana_checks(r, profile)
 }

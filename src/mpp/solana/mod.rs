@@ -27,7 +27,8 @@ use crate::rail::solana::{Key, Transaction, Version, associated_token_address, c
 use crate::refusal::{Reason, Refusal};
 use crate::signer::{Answer, SigningRequest};
 
-pub(crate) use filter::{SOLANA_CHARGE, USDC_SOLANA_CHARGE};
+use super::methods::USDC_CHARGE;
+pub(crate) use filter::{SOLANA_CHARGE, usdc_profile_checks};
 
 /// `mpp/charge/solana`'s id.
 pub(crate) const SOLANA: &str = "mpp/charge/solana";
@@ -117,7 +118,7 @@ pub(crate) static SOLANA_PAIRING: SolanaCharge =
     SolanaCharge { piece: piece(SOLANA, &SOLANA_CHARGE, INPUTS), transaction_only: false };
 /// `mpp/charge/usdc/solana`.
 pub(crate) static USDC_SOLANA_PAIRING: SolanaCharge =
-    SolanaCharge { piece: piece(USDC_SOLANA, &USDC_SOLANA_CHARGE, USDC_INPUTS), transaction_only: true };
+    SolanaCharge { piece: piece(USDC_SOLANA, &USDC_CHARGE, USDC_INPUTS), transaction_only: true };
 
 /// A Solana charge pairing: its piece, and whether its only credential is of type `transaction` (`usdc`'s profile).
 #[derive(Debug)]
