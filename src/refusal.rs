@@ -262,6 +262,10 @@ reasons! {
     CarrierNotCanonical => "carrier-not-canonical",
     /// Solana: the memo is not the option's `extra.memo` (or the option's memo is not H's LCP string).
     CarrierMismatch => "carrier-mismatch",
+    /// Solana: no Memo instruction of the transaction holds an LCP string (MPP's Solana charge).
+    NoCarrier => "no-carrier",
+    /// Solana: a credential of type `bundle` holds no transaction.
+    BundleEmpty => "bundle-empty",
     /// Solana: a durable-nonce message names its nonce account through an address lookup table.
     NonceAccountNotStatic => "nonce-account-not-static",
     /// Tempo: the payment's H is read from its landed receipt, and none was read beside it.

@@ -42,11 +42,13 @@ PAIRINGS = [
     "mpp/charge/evm/transaction",
     "mpp/charge/lightning",
     "mpp/charge/nearintents",
+    "mpp/charge/solana",
     "mpp/charge/stripe",
     "mpp/charge/tempo/memo",
     "mpp/charge/tempo/push",
     "mpp/charge/usdc/evm",
     "mpp/charge/usdc/gateway",
+    "mpp/charge/usdc/solana",
     "mpp/session/evm",
     "mpp/session/lightning",
     "mpp/session/tempo",
@@ -61,11 +63,13 @@ FILES = {
     "mpp/charge/evm/transaction": "mpp-charge-evm-transaction.json",
     "mpp/charge/lightning": "mpp-charge-lightning.json",
     "mpp/charge/nearintents": "mpp-charge-nearintents.json",
+    "mpp/charge/solana": "mpp-charge-solana.json",
     "mpp/charge/stripe": "mpp-charge-stripe.json",
     "mpp/charge/tempo/memo": "mpp-charge-tempo-memo.json",
     "mpp/charge/tempo/push": "mpp-charge-tempo-push.json",
     "mpp/charge/usdc/evm": "mpp-charge-usdc-evm.json",
     "mpp/charge/usdc/gateway": "mpp-charge-usdc-gateway.json",
+    "mpp/charge/usdc/solana": "mpp-charge-usdc-solana.json",
     "mpp/session/evm": "mpp-session-evm.json",
     "mpp/session/lightning": "mpp-session-lightning.json",
     "mpp/session/tempo": "mpp-session-tempo.json",
@@ -80,6 +84,9 @@ AGREEMENT_FIRST = {
 # The pairings whose payer's node pays a BOLT11 invoice (a bolt11-pay request), answered with a preimage.
 LIGHTNING = {"mpp/charge/lightning", "mpp/session/lightning"}
 EIP712 = {"mpp/charge/evm/authorization", "mpp/charge/evm/permit2", "mpp/charge/usdc/evm"}
+# The pairings whose payer signs a solana-message with an ed25519 key: a `$sign` is that key's signature, the key
+# x402-exact-solana.json's payer seed (the same payer as their files' fixtures, seed 01).
+ED25519 = {"mpp/charge/solana", "mpp/charge/usdc/solana"}
 ORDER = ["realm", "method", "intent", "request", "expires", "id", "opaque"]
 
 
@@ -152,6 +159,9 @@ class Base:
         }
         self.presented = copy.deepcopy(b6["input"]["presented"]) if b6 else None
         self.expires_unix = unix_of(c["expires"])
+        self.key = PAYER_KEY  # what `$sign` answers sign with
+        if pairing in ED25519:
+            self.key = "0x" + load("x402-exact-solana.json")["fixed"]["payerSeed"]
 
 
 def unix_of(text):
@@ -232,6 +242,8 @@ def default_answers(base, inputs=None):
     inputs = base.inputs if inputs is None else inputs
     if p in EIP712:
         return [sign()]
+    if p in ED25519:
+        return [sign(key=base.key)]
     if p == "mpp/charge/evm/transaction":
         return [tx(base)]
     if p == "mpp/charge/evm/hash":
@@ -265,6 +277,8 @@ def wallet_answers(base):
         return {"tempo-key-authorization": mpp_tempo.digest(PAYER_KEY)}
     if base.pairing in LIGHTNING:
         return {"bolt11-pay": base.presented["payload"]["preimage"]}
+    if base.pairing in ED25519:
+        return {"solana-message": sign(key=base.key)}
     out = {"evm-calls": SESSION_HASH}
     if base.pairing == "mpp/charge/evm/transaction":
         out["evm-call"] = tx(base)

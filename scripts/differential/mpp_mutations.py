@@ -9,7 +9,8 @@ import json
 import mpp_header
 import mpp_tempo
 from mpp import (
-    AGREEMENT_FIRST, ANVIL_1, BASES, EIP712, LIGHTNING, ORDER, OTHER_KEY, PAIRINGS, PAYER, PAYER_KEY, b64u, compact, default_answers,
+    AGREEMENT_FIRST, ANVIL_1, BASES, ED25519, EIP712, LIGHTNING, ORDER, OTHER_KEY, PAIRINGS, PAYER, PAYER_KEY, b64u,
+    compact, default_answers,
     gateway, h_body, jcs, ok_reply, place, rfc3339, sha, sign, tx, unb64u, wallet_answers,
 )
 
@@ -179,6 +180,13 @@ def expiry(rng, b):
     return f"expires {v}"
 
 
+# Solana keys: the payer of the Solana fixtures (seed 01), and Token-2022's program.
+SOL_PAYER = "AKnL4NNf3DGWZJS6cPknBuEGnVsV4A4m5tgebLHaRSZ9"
+SOL_TOKEN_2022 = "TokenzQdBNbLqP5VEhdkAS6EPFLC1PHnBqCXEpPxuEb"
+SOL_BLOCKHASH = "EZ3rST5dvHmbanh75jc4PuLfV96vp9fEYBVeNk4FfM1k"
+# The fee payer's seed (02), another key's for a signature.
+SOL_OTHER_KEY = "0x" + "02" * 32
+
 # Per-pairing request changes: (path, values). A path is a tuple of keys into the request.
 ADDR = ["0x036C", "0x036cbd53842c5426634e7929541ec2318f3dcf7e", "", None, 5, "0X036CbD53842c5426634e7929541eC2318f3dCF7e",
         "0x1111111111111111111111111111111111111111", PAYER]
@@ -254,10 +262,39 @@ FIELDS = {
     ],
     "tempo-session": mpp_tempo.SESSION_FIELDS,
     "tempo-subscription": mpp_tempo.SUBSCRIPTION_FIELDS,
+    "solana": [
+        (("amount",), AMOUNTS + [str(2**64), str(2**64 - 1)]),
+        (("currency",), ["sol", "SOL", "usdc", "", None, 5, SOL_PAYER, SOL_TOKEN_2022, "0" * 44]),
+        (("recipient",), ["", None, 5, SOL_PAYER, PAYER, "1" * 32, "1" * 31]),
+        (("externalId",), ["order_12345", "", 5, None, "lcp:sha256:0x" + "11" * 32, "x" * 567, "x" * 566,
+                           "lcp:sha256:0xBA7816BF8F01CFEA414140DE5DAE2223B00361A396177A9CB410FF61F20015AD"]),
+        (("methodDetails", "network"), ["mainnet", "devnet", "localnet", "testnet", "", None, 5]),
+        (("methodDetails", "feePayer"), [True, False, "true", None, 1]),
+        (("methodDetails", "feePayerKey"), [None, "", "x", SOL_PAYER, 5]),
+        (("methodDetails", "recentBlockhash"), [None, "", "x", 5, SOL_PAYER, "1" * 32]),
+        (("methodDetails", "decimals"), [6, 6.0, "6", -1, 256, 255, 0, None, 1.5, True]),
+        (("methodDetails", "tokenProgram"), [None, SOL_TOKEN_2022, "", "x", SOL_PAYER, 5]),
+        (("methodDetails", "splits"), [[], None, [{"recipient": SOL_PAYER, "amount": "1"}]]),
+        (("methodDetails", "confidential"), [True, False, None, "true"]),
+        (("methodDetails",), [None, [], "x", {}]),
+    ],
 }
+
+# usdc's Solana profile: the request's own members, the profile's type and its neighbours, and the Solana details
+# under methodDetails.solana.
+FIELDS["usdc-solana"] = [f for f in FIELDS["solana"] if f[0][0] != "methodDetails"] + [
+    (("methodDetails", "solana") + path[1:], pool) for path, pool in FIELDS["solana"] if len(path) > 1
+] + [
+    (("methodDetails", "type"), ["solana", "evm", "gateway", "stacks", "tron", None, 1]),
+    (("methodDetails", "evm"), [None, {"chainId": 84532}]), (("methodDetails", "solana"), [None, {}, "x", []]),
+]
 
 
 def family(pairing):
+    if pairing == "mpp/charge/usdc/solana":
+        return "usdc-solana"
+    if pairing in ED25519:
+        return "solana"
     if pairing.startswith("mpp/charge/evm/"):
         return "evm"
     if pairing == "mpp/session/evm":
@@ -564,7 +601,19 @@ ACCOUNTS = [
 ]
 
 
+SOLANA_ACCOUNTS = [
+    "solana:EtWTRABZaYq6iMfeYKouRu166VU2xqa1:" + SOL_PAYER, "solana:5eykt4UsFv8P8NJdTREpY1vzqKqZKvdp:" + SOL_PAYER,
+    "solana:EtWTRABZaYq6iMfeYKouRu166VU2xqa1:" + "1" * 31, "solana:EtWTRABZaYq6iMfeYKouRu166VU2xqa1:" + "1" * 45,
+    "solana:EtWTRABZaYq6iMfeYKouRu166VU2xqa1:" + "0" * 44, "SOLANA:EtWTRABZaYq6iMfeYKouRu166VU2xqa1:" + SOL_PAYER,
+    "solana:EtWTRABZaYq6iMfeYKouRu166VU2xqa1:" + "1" * 32, "solana:EtWTRABZaYq6iMfeYKouRu166VU2xqa1:" + "z" * 44,
+    "eip155:84532:" + PAYER,
+]
+
+
 def account(rng, b):
+    if b.base.pairing in ED25519:
+        b.case["account"] = rng.choice(SOLANA_ACCOUNTS)
+        return f"account {b.case['account']}"
     b.case["account"] = rng.choice(ACCOUNTS)
     return f"account {b.case['account']}"
 
@@ -579,6 +628,11 @@ INPUTS = {
     "accountNonce": [0, 7, -1, 1.5, "7", 2**53, 2**53 - 1, None],
     "x": [1, None, "y"],
     "clientId": mpp_tempo.CLIENT_IDS,
+    "decimals": [None, 6, 6.0, -1, "6", 256, 255, 1.5],
+    "tokenProgram": [None, "TokenkegQfeZyiNwAJbNbGKPFXCWuBvf9Ss623VQ5DA", SOL_TOKEN_2022, "", 5, "x", SOL_PAYER],
+    "recentBlockhash": [None, SOL_BLOCKHASH, "", 5, "x", "1" * 32],
+    "computeUnitLimit": [None, 20000, 0, -1, 2**32, 2**32 - 1, 1.5, "20000", 2**53],
+    "computeUnitPrice": [None, "1", "0", "", 1, str(2**64), str(2**64 - 1), "01", "9" * 79, "-1"],
     "returnInvoice": [None, "", 5, "lnbc1", "lnbc250n1p4tzwuq", "x" * 9000, [],
                       "lnbc1pvjluezsp5zyg3zyg3zyg3zyg3zyg3zyg3zyg3zyg3zyg3zyg3zyg3zyg3zygs"],
 }
@@ -592,6 +646,9 @@ PAIRING_INPUTS = {
     "mpp/charge/evm/permit2": ["spender", "x"],
     "mpp/charge/evm/transaction": ["accountNonce", "accountNonce", "x"],
     "mpp/session/evm": ["deposit", "credentialType", "authorizedSigner", "tokenDomain"],
+    "mpp/charge/solana": ["decimals", "tokenProgram", "recentBlockhash", "computeUnitLimit", "computeUnitPrice", "x"],
+    "mpp/charge/usdc/solana": ["decimals", "tokenProgram", "recentBlockhash", "computeUnitLimit", "computeUnitPrice",
+                               "x"],
 }
 
 
@@ -627,6 +684,16 @@ def answer_variants(rng, base):
     if p in (mpp_tempo.SESSION, mpp_tempo.SUBSCRIPTION):
         return mpp_tempo.channel_answer_variants(rng, base, (PAYER_KEY, OTHER_KEY), sign)
     r = rng.random()
+    if p in ED25519:
+        if r < 0.5:
+            e = rng.choice(EIP712_EDITS)
+            return [sign(e, base.key)], f"signature {e}"
+        if r < 0.65:
+            return [sign("none", SOL_OTHER_KEY)], "another key's signature"
+        if r < 0.9:
+            lit = rng.choice(LITERALS + ["0x" + "11" * 64, "0x" + "11" * 63])
+            return [lit], f"answer {compact(lit)[:40]}"
+        return rng.choice([[], [sign(key=base.key), sign(key=base.key)]]), "answers of another count"
     if p in EIP712:
         if r < 0.5:
             e = rng.choice(EIP712_EDITS)

@@ -191,8 +191,8 @@ pub(crate) fn usdc_profile(d: &Object) -> Result<(&'static str, &Object), Refusa
 /// `charge` on `usdc`: the active profile, `amount` a positive integer without a leading zero and `recipient` a
 /// string (`mpp/request-malformed`), then what each profile's build reads. EVM: a positive `chainId` and address
 /// `currency` and `recipient`; EVM and Gateway hash the request as received, so it must be in its RFC 8785 form
-/// (`mpp/request-not-jcs`). Stacks: the chain id and token contract of their forms. Solana: only the profile's shape
-/// here; the Solana rail's pairing adds its key and network checks in its own filter.
+/// (`mpp/request-not-jcs`). Stacks: the chain id and token contract of their forms. Solana (with the `solana` feature):
+/// the profile's network, which is required, and the Solana charge's checks on the request and the profile.
 fn usdc_charge(p: &Parts<'_>) -> Result<Vec<&'static str>, Refusal> {
     let (r, d) = (p.request, p.details);
     let (kind, profile) = usdc_profile(d)?;
@@ -243,7 +243,13 @@ fn usdc_charge(p: &Parts<'_>) -> Result<Vec<&'static str>, Refusal> {
                 refuse(Reason::RequestMalformed)
             }
         }
-        _ => Ok(vec!["mpp/charge/usdc/solana"]),
+        _ => {
+            // With the Solana rail, the profile's network and what the build reads of it, as the reference's filter
+            // checks them for every usdc pairing; without it, the profile's shape alone (no pairing pays it).
+            #[cfg(feature = "solana")]
+            super::solana::usdc_profile_checks(r, profile)?;
+            Ok(vec!["mpp/charge/usdc/solana"])
+        }
     }
 }
 

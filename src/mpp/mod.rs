@@ -48,6 +48,8 @@ pub(crate) mod pieces;
 mod receipt;
 #[cfg(feature = "evm")]
 pub(crate) mod session_within;
+#[cfg(feature = "solana")]
+pub(crate) mod solana;
 pub(crate) mod stripe;
 #[cfg(feature = "tempo")]
 pub(crate) mod tempo;

@@ -120,6 +120,8 @@ const CODES: &[(Reason, &str)] = &[
     (Reason::MemoNotUtf8, "svm/memo-not-utf8"),
     (Reason::CarrierNotCanonical, "svm/carrier-not-canonical"),
     (Reason::CarrierMismatch, "svm/carrier-mismatch"),
+    (Reason::NoCarrier, "svm/no-carrier"),
+    (Reason::BundleEmpty, "svm/bundle-empty"),
     (Reason::NonceAccountNotStatic, "svm/nonce-account-not-static"),
     (Reason::ReadFirst, "tempo/read-first"),
     (Reason::KeyAuthorizationMalformed, "tempo/key-authorization-malformed"),

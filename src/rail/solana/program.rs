@@ -73,6 +73,13 @@ pub fn set_compute_unit_price(price: u64) -> Instruction {
     Instruction { program: COMPUTE_BUDGET, accounts: Vec::new(), data }
 }
 
+/// The System program's `Transfer` of `lamports` from `from` (a writable signer) to `to` (writable).
+pub fn system_transfer(from: &Key, to: &Key, lamports: u64) -> Instruction {
+    let mut data = 2u32.to_le_bytes().to_vec();
+    data.extend_from_slice(&lamports.to_le_bytes());
+    Instruction { program: SYSTEM, accounts: vec![(*from, Role::WritableSigner), (*to, Role::Writable)], data }
+}
+
 /// A v3 Memo instruction whose data is `memo`'s UTF-8 bytes, naming no account.
 pub fn memo(memo: &str) -> Instruction {
     Instruction { program: MEMO_V3, accounts: Vec::new(), data: memo.as_bytes().to_vec() }

@@ -1,5 +1,8 @@
 //! The wire transaction: compact-u16 lengths, the signature slots, and the legacy or v0 message after them.
 
+#[cfg(any(feature = "x402", feature = "mpp"))]
+use serde_json::Value;
+
 use super::key::Key;
 use crate::refusal::{Reason, Refusal};
 
@@ -223,6 +226,33 @@ pub fn signed_wire(message: &[u8], signer: &Key, signature: &[u8; 64]) -> Result
     let at = head + 64 * slot;
     wire.get_mut(at..at + 64).ok_or_else(malformed)?.copy_from_slice(signature);
     Ok(wire)
+}
+
+/// The wire a payment's `transaction` member holds: canonical padded standard base64 of at most [`MAX_WIRE`] bytes
+/// (`svm/tx-too-large` past it, measured first on the text's UTF-16 length), else `svm/tx-malformed`.
+#[cfg(any(feature = "x402", feature = "mpp"))]
+pub(crate) fn wire_of(text: Option<&Value>) -> Result<Vec<u8>, Refusal> {
+    let text = text.and_then(Value::as_str).filter(|t| !t.is_empty()).ok_or(malformed())?;
+    if crate::json::js_length(text) > MAX_WIRE.div_ceil(3) * 4 + 4 {
+        return Err(Refusal::new("svm", Reason::TxTooLarge));
+    }
+    let wire = crate::codec::b64_decode(text).ok_or(malformed())?;
+    if wire.len() > MAX_WIRE {
+        return Err(Refusal::new("svm", Reason::TxTooLarge));
+    }
+    Ok(wire)
+}
+
+/// `svm/nonce-account-not-static` when the first instruction is the System program's `AdvanceNonceAccount` and its
+/// nonce account is an address table entry (past the static keys): the message alone cannot show which nonce
+/// account it uses.
+#[cfg(any(feature = "x402", feature = "mpp"))]
+pub(crate) fn static_nonce(tx: &Transaction) -> Result<(), Refusal> {
+    let Some(first) = tx.instructions.first() else { return Ok(()) };
+    let advance =
+        tx.program_of(first) == Some(&super::program::SYSTEM) && first.data.get(..4) == Some(&[4, 0, 0, 0][..]);
+    let beyond = first.accounts.first().is_some_and(|i| usize::from(*i) >= tx.keys.len());
+    if advance && beyond { Err(Refusal::new("svm", Reason::NonceAccountNotStatic)) } else { Ok(()) }
 }
 
 #[cfg(test)]

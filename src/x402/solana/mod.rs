@@ -12,8 +12,9 @@ use serde_json::{Map, Value};
 use crate::account::Account;
 use crate::codec::hex_bytes;
 use crate::hash::AtrHash;
-use crate::json::{Member, js_length, safe_int};
-use crate::rail::solana::{Key, MAX_WIRE, Transaction, program};
+use crate::json::{Member, safe_int};
+pub(crate) use crate::rail::solana::wire::{static_nonce, wire_of};
+use crate::rail::solana::{Key, Transaction, program};
 use crate::refusal::{Reason, Refusal};
 use crate::signer::Answer;
 
@@ -173,20 +174,6 @@ pub(crate) fn signature64(answers: &[Answer]) -> Result<[u8; 64], Refusal> {
     bytes.try_into().map_err(|_| malformed())
 }
 
-/// The wire a payment's `transaction` member holds: canonical padded standard base64 of at most [`MAX_WIRE`] bytes
-/// (`svm/tx-too-large` past it, measured first on the text's UTF-16 length), else `svm/tx-malformed`.
-pub(crate) fn wire_of(text: Option<&Value>) -> Result<Vec<u8>, Refusal> {
-    let text = text.and_then(Value::as_str).filter(|t| !t.is_empty()).ok_or(svm(Reason::TxMalformed))?;
-    if js_length(text) > MAX_WIRE.div_ceil(3) * 4 + 4 {
-        return Err(svm(Reason::TxTooLarge));
-    }
-    let wire = crate::codec::b64_decode(text).ok_or(svm(Reason::TxMalformed))?;
-    if wire.len() > MAX_WIRE {
-        return Err(svm(Reason::TxTooLarge));
-    }
-    Ok(wire)
-}
-
 /// H as the one top-level Memo instruction (v3 or v4) of a transaction carries it, with the memo's text: none or
 /// several is `svm/memo-count`, data that is not UTF-8 `svm/memo-not-utf8`, text that is not an LCP string
 /// `svm/memo-not-lcp`, and H in another spelling than its lower-case LCP string `svm/carrier-not-canonical`.
@@ -206,16 +193,6 @@ pub(crate) fn memo_carrier(data: &[u8]) -> Result<(AtrHash, &str), Refusal> {
         return Err(svm(Reason::CarrierNotCanonical));
     }
     Ok((h, text))
-}
-
-/// `svm/nonce-account-not-static` when the first instruction is the System program's `AdvanceNonceAccount` and its
-/// nonce account is an address table entry (past the static keys): the message alone cannot show which nonce
-/// account it uses.
-pub(crate) fn static_nonce(tx: &Transaction) -> Result<(), Refusal> {
-    let Some(first) = tx.instructions.first() else { return Ok(()) };
-    let advance = tx.program_of(first) == Some(&program::SYSTEM) && first.data.get(..4) == Some(&[4, 0, 0, 0][..]);
-    let beyond = first.accounts.first().is_some_and(|i| usize::from(*i) >= tx.keys.len());
-    if advance && beyond { Err(svm(Reason::NonceAccountNotStatic)) } else { Ok(()) }
 }
 
 /// H's LCP string: `lcp:sha256:0x` and its 64 lower-case hex digits.
