@@ -8,15 +8,12 @@
 
 mod support;
 
-use std::sync::{Arc, Mutex};
+use std::sync::Mutex;
 
 use serde_json::{Value, json};
-use support::net::{Act, Loopback, Net, Server};
-use support::world::{API_HOST, ATR_HOST, accepted, challenge, receipt};
-use support::{Buyer, CountingSigner, link_of, paused, vectors};
-use terms::{
-    Answer, BoxFuture, DeclineCode, Options, Signer, SignerError, SigningRequest, TransactOutcome, atr_hash, transact,
-};
+use support::world::Agreeing;
+use support::{Buyer, link_of, paused, vectors};
+use terms::{Answer, BoxFuture, DeclineCode, Signer, SignerError, SigningRequest, TransactOutcome, atr_hash, transact};
 
 /// The agent's RFC 9421 signer: it adds each `tap-field` it is handed to its request and answers C2's
 /// `Signature-Input` and `Signature` (which list `lcp-hash` in the `agent-payer-auth` signature) with the line it sent.
@@ -56,60 +53,27 @@ impl Signer for Agent {
     }
 }
 
-/// The servers, the fetch routed to them, and the agreement's payer (buyer.json's).
-struct World {
-    atr: Server,
-    api: Server,
-    fetch: Loopback,
-    agreeing: CountingSigner,
-    b: Buyer,
-}
-
-impl World {
-    async fn new() -> Self {
-        let b = Buyer::load();
-        let net = Net::new();
-        let atr = Server::repeating(&net, vec![Act::ok(b.a())]).await;
-        let api = Server::start(&net, vec![challenge(&b), accepted("2"), receipt(&b)]).await;
-        let fetch = Loopback::new(&net).route(ATR_HOST, &atr).route(API_HOST, &api);
-        assert!(link_of(&b.doc()).starts_with(&format!("https://{ATR_HOST}/")));
-        assert!(b.agreement("url").as_str().unwrap().starts_with(&format!("https://{API_HOST}/")));
-        let agreeing = b.signer();
-        Self { atr, api, fetch, agreeing, b }
+/// C2's shown document with its legal context naming A's hash, link and (unless `agreement` is false) the agreement
+/// URL.
+fn shown(b: &Buyer, agreement: bool) -> Value {
+    let mut doc = vectors("card.json")["C2"]["build"]["doc"].clone();
+    let lc = &mut doc["legalContext"];
+    lc["value"] = json!(atr_hash(&b.a()).to_hex());
+    lc["legalContextUrl"] = json!(link_of(&b.doc()));
+    if agreement {
+        lc["legalContextAgreementUrl"] = b.agreement("url");
     }
-
-    fn options(&self) -> Options {
-        self.b.options().agreement_signer(Arc::new(self.agreeing.clone()))
-    }
-
-    /// C2's shown document with its legal context naming A's hash, link and (unless `agreement` is false) the
-    /// agreement URL.
-    fn doc(&self, agreement: bool) -> Value {
-        let mut doc = vectors("card.json")["C2"]["build"]["doc"].clone();
-        let lc = &mut doc["legalContext"];
-        lc["value"] = json!(atr_hash(&self.b.a()).to_hex());
-        lc["legalContextUrl"] = json!(link_of(&self.b.doc()));
-        if agreement {
-            lc["legalContextAgreementUrl"] = self.b.agreement("url");
-        }
-        doc
-    }
+    doc
 }
 
 #[test]
 fn visa_tap_the_agent_signs_only_with_the_receipt() {
     paused().block_on(async {
-        let w = World::new().await;
-        let doc = w.doc(true);
+        let w = Agreeing::new().await;
+        let doc = shown(&w.b, true);
         let agent = Agent::new(w.b.signer().account());
         let pairing = terms::pairing("card/visa-tap").unwrap();
-        let first = transact(&doc, pairing, &agent, &w.fetch, &w.options()).await;
-        let Ok(TransactOutcome::ToApprove(t)) = first else { panic!("expected an approval, got {first:?}") };
-        assert_eq!(t.approve.option, w.b.agreement("option"));
-        assert_eq!((w.agreeing.count(), agent.fields().len()), (0, 0), "asked before approval");
-        assert_eq!(t.h, atr_hash(&w.b.a()));
-
-        let got = transact(&doc, pairing, &agent, &w.fetch, &w.options().approved(t.approve)).await;
+        let got = w.pay(&doc, pairing, &agent, &json!({}), || agent.fields().len()).await;
         let Ok(TransactOutcome::Signed(t)) = got else { panic!("expected a payment, got {got:?}") };
         assert_eq!(serde_json::to_value(t.agreement.as_ref().unwrap()).unwrap(), w.b.agreement("receipt"));
         let h = atr_hash(&w.b.a()).to_hex();
@@ -117,13 +81,7 @@ fn visa_tap_the_agent_signs_only_with_the_receipt() {
         let payment = t.signed.unwrap().to_value();
         assert_eq!(payment["lcpHash"], json!([h]));
         assert_eq!(t.h, atr_hash(&w.b.a()));
-
-        // The agreement was paid once (one EIP-3009 signature, sent to the agreement URL twice: 402, 202, receipt).
-        let kinds: Vec<&str> = w.agreeing.calls().iter().map(SigningRequest::kind).collect();
-        assert_eq!(kinds, vec!["eip712"]);
-        let paid: Vec<_> = w.api.seen().into_iter().filter(|s| s.header("payment-signature").is_some()).collect();
-        assert_eq!(paid.len(), 2, "paid agreement requests");
-        assert!(w.atr.count() >= 1);
+        w.assert_agreement_paid();
     });
 }
 
@@ -132,10 +90,10 @@ fn visa_tap_the_agent_signs_only_with_the_receipt() {
 #[test]
 fn visa_tap_no_agreement_url() {
     paused().block_on(async {
-        let w = World::new().await;
+        let w = Agreeing::new().await;
         let agent = Agent::new(w.b.signer().account());
         let pairing = terms::pairing("card/visa-tap").unwrap();
-        let got = transact(&w.doc(false), pairing, &agent, &w.fetch, &w.options()).await;
+        let got = transact(&shown(&w.b, false), pairing, &agent, &w.fetch, &w.options(&json!({}))).await;
         assert_eq!(got.unwrap_err().code, DeclineCode::AgreementNotOffered);
         assert_eq!((agent.fields().len(), w.agreeing.count(), w.api.count()), (0, 0, 0));
         assert_eq!(w.atr.count(), 1);

@@ -9,16 +9,12 @@
 
 mod support;
 
-use std::sync::{Arc, Mutex};
+use std::sync::Mutex;
 
 use serde_json::{Value, json};
-use support::net::{Act, Loopback, Net, Server};
-use support::world::{API_HOST, ATR_HOST, accepted, challenge, receipt};
-use support::{Buyer, CountingSigner, link_of, paused, vectors};
-use terms::{
-    Answer, BoxFuture, DeclineCode, Declined, Options, Pairing, Signer, SignerError, SigningRequest, TransactOutcome,
-    atr_hash, transact,
-};
+use support::world::Agreeing;
+use support::{Buyer, link_of, paused, vectors};
+use terms::{Answer, BoxFuture, DeclineCode, Signer, SignerError, SigningRequest, TransactOutcome, atr_hash, transact};
 
 /// The buyer's agent: it answers each `acp-allowance` request with its `delegate_payment` request (the allowance
 /// handed, and its payment method), and is asked nothing else.
@@ -54,57 +50,6 @@ impl Signer for Agent {
     }
 }
 
-struct World {
-    atr: Server,
-    api: Server,
-    fetch: Loopback,
-    agreeing: CountingSigner,
-    b: Buyer,
-}
-
-impl World {
-    async fn new() -> Self {
-        let b = Buyer::load();
-        let net = Net::new();
-        let atr = Server::repeating(&net, vec![Act::ok(b.a())]).await;
-        let api = Server::start(&net, vec![challenge(&b), accepted("2"), receipt(&b)]).await;
-        let fetch = Loopback::new(&net).route(ATR_HOST, &atr).route(API_HOST, &api);
-        assert!(link_of(&b.doc()).starts_with(&format!("https://{ATR_HOST}/")));
-        let agreeing = b.signer();
-        Self { atr, api, fetch, agreeing, b }
-    }
-
-    fn options(&self, inputs: &Value) -> Options {
-        let options = self.b.options().agreement_signer(Arc::new(self.agreeing.clone()));
-        options.inputs(inputs.as_object().cloned().unwrap_or_default())
-    }
-
-    /// Both calls: the agreement payment handed back for approval (no one asked), then paid.
-    async fn pay(
-        &self,
-        doc: &Value,
-        pairing: &dyn Pairing,
-        agent: &Agent,
-        inputs: &Value,
-    ) -> Result<TransactOutcome, Declined> {
-        let first = transact(doc, pairing, agent, &self.fetch, &self.options(inputs)).await;
-        let Ok(TransactOutcome::ToApprove(t)) = first else { panic!("expected an approval, got {first:?}") };
-        assert_eq!(t.approve.option, self.b.agreement("option"));
-        assert_eq!((self.agreeing.count(), agent.asked().len()), (0, 0), "asked before approval");
-        assert_eq!(t.h, atr_hash(&self.b.a()));
-        transact(doc, pairing, agent, &self.fetch, &self.options(inputs).approved(t.approve)).await
-    }
-
-    /// The agreement was paid once (one EIP-3009 signature, sent to the agreement URL twice: 402, 202, receipt).
-    fn assert_agreement_paid(&self) {
-        let kinds: Vec<&str> = self.agreeing.calls().iter().map(SigningRequest::kind).collect();
-        assert_eq!(kinds, vec!["eip712"]);
-        let paid: Vec<_> = self.api.seen().into_iter().filter(|s| s.header("payment-signature").is_some()).collect();
-        assert_eq!(paid.len(), 2, "paid agreement requests");
-        assert!(self.atr.count() >= 1);
-    }
-}
-
 /// acp-checkout.json's B2 session written for buyer.json's A: its id and legal context name A's hash, link and the
 /// agreement URL. The row's inputs are the buyer's allowance values.
 fn acp_session(b: &Buyer) -> (Value, Value) {
@@ -124,11 +69,11 @@ fn acp_session(b: &Buyer) -> (Value, Value) {
 #[test]
 fn acp_delegated_the_agent_is_handed_the_allowance_only_with_the_receipt() {
     paused().block_on(async {
-        let w = World::new().await;
+        let w = Agreeing::new().await;
         let (doc, inputs) = acp_session(&w.b);
         let agent = Agent::new(&w.b.account());
         let pairing = terms::pairing("acp/checkout/delegated").unwrap();
-        let got = w.pay(&doc, pairing, &agent, &inputs).await;
+        let got = w.pay(&doc, pairing, &agent, &inputs, || agent.asked().len()).await;
         let Ok(TransactOutcome::Signed(t)) = got else { panic!("expected a payment, got {got:?}") };
         assert_eq!(serde_json::to_value(t.agreement.as_ref().unwrap()).unwrap(), w.b.agreement("receipt"));
         let asked = agent.asked();
@@ -145,7 +90,7 @@ fn acp_delegated_the_agent_is_handed_the_allowance_only_with_the_receipt() {
 #[test]
 fn ucp_unsigned_the_checkout_is_confirmed_once_the_agreement_is_paid() {
     paused().block_on(async {
-        let w = World::new().await;
+        let w = Agreeing::new().await;
         let f = vectors("ucp.json");
         let rows = f["buyer"]["rows"].as_array().unwrap();
         let b2 = rows.iter().find(|r| r["name"] == "B2" && r["pairing"] == "ucp/checkout/unsigned").unwrap();
@@ -157,7 +102,7 @@ fn ucp_unsigned_the_checkout_is_confirmed_once_the_agreement_is_paid() {
         links.push(json!({"type": "legal_context_agreement", "url": w.b.agreement("url")}));
         let agent = Agent::new(&w.b.account());
         let pairing = terms::pairing("ucp/checkout/unsigned").unwrap();
-        let got = w.pay(&doc, pairing, &agent, &json!({})).await;
+        let got = w.pay(&doc, pairing, &agent, &json!({}), || agent.asked().len()).await;
         let Ok(TransactOutcome::Signed(t)) = got else { panic!("expected a confirmation, got {got:?}") };
         assert_eq!(serde_json::to_value(t.agreement.as_ref().unwrap()).unwrap(), w.b.agreement("receipt"));
         assert!(t.signed.is_none(), "nothing is signed for an unsigned checkout");
@@ -171,7 +116,7 @@ fn ucp_unsigned_the_checkout_is_confirmed_once_the_agreement_is_paid() {
 #[test]
 fn acp_no_agreement_url() {
     paused().block_on(async {
-        let w = World::new().await;
+        let w = Agreeing::new().await;
         let (mut doc, inputs) = acp_session(&w.b);
         doc["metadata"]["legal_context"].as_object_mut().unwrap().shift_remove("legal_context_agreement_url");
         let agent = Agent::new(&w.b.account());

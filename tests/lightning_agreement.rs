@@ -11,18 +11,14 @@
 mod bolt11;
 mod support;
 
-use std::sync::{Arc, Mutex};
+use std::sync::Mutex;
 
 use base64::Engine as _;
 use base64::engine::general_purpose::URL_SAFE_NO_PAD;
 use serde_json::{Value, json};
-use support::net::{Act, Loopback, Net, Server};
-use support::world::{API_HOST, ATR_HOST, accepted, challenge, receipt};
-use support::{Buyer, CountingSigner, link_of, paused, vectors};
-use terms::{
-    Answer, BoxFuture, DeclineCode, Declined, Options, Pairing, Signer, SignerError, SigningRequest, TransactOutcome,
-    atr_hash, transact,
-};
+use support::world::Agreeing;
+use support::{Buyer, link_of, paused, vectors};
+use terms::{Answer, BoxFuture, DeclineCode, Signer, SignerError, SigningRequest, TransactOutcome, atr_hash, transact};
 
 /// The buyer's Lightning node: it pays each `bolt11-pay` invoice and answers `answer` (the preimage), and is asked
 /// nothing else.
@@ -58,60 +54,6 @@ impl Signer for Node {
     }
 }
 
-/// The servers, the fetch routed to them, and the agreement's payer (buyer.json's).
-struct World {
-    atr: Server,
-    api: Server,
-    fetch: Loopback,
-    agreeing: CountingSigner,
-    b: Buyer,
-}
-
-impl World {
-    async fn new() -> Self {
-        let b = Buyer::load();
-        let net = Net::new();
-        let atr = Server::repeating(&net, vec![Act::ok(b.a())]).await;
-        let api = Server::start(&net, vec![challenge(&b), accepted("2"), receipt(&b)]).await;
-        let fetch = Loopback::new(&net).route(ATR_HOST, &atr).route(API_HOST, &api);
-        assert!(link_of(&b.doc()).starts_with(&format!("https://{ATR_HOST}/")));
-        assert!(b.agreement("url").as_str().unwrap().starts_with(&format!("https://{API_HOST}/")));
-        let agreeing = b.signer();
-        Self { atr, api, fetch, agreeing, b }
-    }
-
-    fn options(&self, inputs: &Value) -> Options {
-        let options = self.b.options().agreement_signer(Arc::new(self.agreeing.clone()));
-        options.inputs(inputs.as_object().cloned().unwrap_or_default())
-    }
-
-    /// Both calls: the agreement payment handed back for approval (no one asked to sign or pay), then paid.
-    async fn pay(
-        &self,
-        doc: &Value,
-        pairing: &dyn Pairing,
-        node: &Node,
-        inputs: &Value,
-    ) -> Result<TransactOutcome, Declined> {
-        let first = transact(doc, pairing, node, &self.fetch, &self.options(inputs)).await;
-        let Ok(TransactOutcome::ToApprove(t)) = first else { panic!("expected an approval, got {first:?}") };
-        assert_eq!(t.approve.option, self.b.agreement("option"));
-        assert_eq!((self.agreeing.count(), node.paid().len()), (0, 0), "asked before approval");
-        assert_eq!(t.h, atr_hash(&self.b.a()));
-        transact(doc, pairing, node, &self.fetch, &self.options(inputs).approved(t.approve)).await
-    }
-
-    /// The agreement was paid once (one EIP-3009 signature, sent to the agreement URL twice: 402, 202, receipt).
-    fn assert_agreement_paid(&self) {
-        let kinds: Vec<&str> = self.agreeing.calls().iter().map(SigningRequest::kind).collect();
-        assert_eq!(kinds, vec!["eip712"]);
-        let paid: Vec<_> = self.api.seen().into_iter().filter(|s| s.header("payment-signature").is_some()).collect();
-        assert_eq!(paid.len(), 2, "paid agreement requests");
-        assert_eq!(paid[0].header("payment-signature"), paid[1].header("payment-signature"), "re-signed");
-        assert!(self.atr.count() >= 1);
-    }
-}
-
 /// x402/exact/lnbtc's B2 document for buyer.json's A: its invoice's `m` is A's hash, its legal context names A's hash,
 /// link and the agreement URL.
 fn lnbtc_doc(b: &Buyer) -> (Value, Value, String) {
@@ -131,12 +73,12 @@ fn lnbtc_doc(b: &Buyer) -> (Value, Value, String) {
 #[test]
 fn lnbtc_the_node_pays_only_with_the_receipt() {
     paused().block_on(async {
-        let w = World::new().await;
+        let w = Agreeing::new().await;
         let (doc, b2, invoice) = lnbtc_doc(&w.b);
         let preimage = vectors("x402-exact-lnbtc.json")["fixed"]["preimage"].clone();
         let node = Node::new(b2["account"].as_str().unwrap(), preimage.clone());
         let pairing = terms::pairing("x402/exact/lnbtc").unwrap();
-        let got = w.pay(&doc, pairing, &node, &b2["inputs"]).await;
+        let got = w.pay(&doc, pairing, &node, &b2["inputs"], || node.paid().len()).await;
         let Ok(TransactOutcome::Signed(t)) = got else { panic!("expected a payment, got {got:?}") };
         assert_eq!(serde_json::to_value(t.agreement.as_ref().unwrap()).unwrap(), w.b.agreement("receipt"));
         assert_eq!(node.paid(), vec![invoice.clone()], "the node paid the invoice once, after the receipt");
@@ -153,11 +95,11 @@ fn lnbtc_the_node_pays_only_with_the_receipt() {
 #[test]
 fn lnbtc_a_decline_after_the_node_paid_keeps_what_moved() {
     paused().block_on(async {
-        let w = World::new().await;
+        let w = Agreeing::new().await;
         let (doc, b2, _) = lnbtc_doc(&w.b);
         let node = Node::new(b2["account"].as_str().unwrap(), json!("not a preimage"));
         let pairing = terms::pairing("x402/exact/lnbtc").unwrap();
-        let got = w.pay(&doc, pairing, &node, &b2["inputs"]).await;
+        let got = w.pay(&doc, pairing, &node, &b2["inputs"], || node.paid().len()).await;
         let d = got.unwrap_err();
         assert_eq!((d.code, d.detail.as_str()), (DeclineCode::SignedNotBound, "ln/preimage-malformed"));
         let moved = d.moved.expect("what moved is kept");
@@ -176,7 +118,7 @@ fn mpp_charge_the_node_pays_only_with_the_receipt() {
     let un64 =
         |v: &Value| -> Value { serde_json::from_slice(&URL_SAFE_NO_PAD.decode(v.as_str().unwrap()).unwrap()).unwrap() };
     paused().block_on(async {
-        let w = World::new().await;
+        let w = Agreeing::new().await;
         let f = vectors("mpp-charge-lightning.json");
         let b2 = f["buyer"]["rows"].as_array().unwrap().iter().find(|r| r["name"] == "B2").unwrap()["input"].clone();
         let h = atr_hash(&w.b.a());
@@ -196,7 +138,7 @@ fn mpp_charge_the_node_pays_only_with_the_receipt() {
         let doc = json!([c]);
         let node = Node::new(b2["account"].as_str().unwrap(), f["fixed"]["preimage"].clone());
         let pairing = terms::pairing("mpp/charge/lightning").unwrap();
-        let got = w.pay(&doc, pairing, &node, &json!({})).await;
+        let got = w.pay(&doc, pairing, &node, &json!({}), || node.paid().len()).await;
         let Ok(TransactOutcome::Signed(t)) = got else { panic!("expected a credential, got {got:?}") };
         assert_eq!(serde_json::to_value(t.agreement.as_ref().unwrap()).unwrap(), w.b.agreement("receipt"));
         assert_eq!(node.paid(), vec![invoice]);
@@ -212,7 +154,7 @@ fn mpp_charge_the_node_pays_only_with_the_receipt() {
 #[test]
 fn lnbtc_no_agreement_url() {
     paused().block_on(async {
-        let w = World::new().await;
+        let w = Agreeing::new().await;
         let (mut doc, b2, _) = lnbtc_doc(&w.b);
         doc["extensions"]["legalContext"]["info"].as_object_mut().unwrap().shift_remove("legalContextAgreementUrl");
         let node = Node::new(b2["account"].as_str().unwrap(), json!("00"));

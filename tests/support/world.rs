@@ -19,7 +19,8 @@ use serde_json::{Value, json};
 use terms::json::{parse, to_js_string};
 use terms::x402::evm::eip3009;
 use terms::{
-    DeclineCode, Declined, MAX_ATR_BYTES, Options, Pairing, Signer, ToApprove, TransactOutcome, atr_hash, transact,
+    DeclineCode, Declined, MAX_ATR_BYTES, Options, Pairing, Signer, SigningRequest, ToApprove, TransactOutcome,
+    atr_hash, transact,
 };
 use tokio::time::Instant;
 
@@ -60,6 +61,66 @@ pub fn eip3009() -> &'static dyn Pairing {
 /// The main payment's pairing: EIP-3009 with `public_proof` false and the agreement URL in its read.
 pub fn no_proof(url: &str) -> Stub {
     Stub { public_proof: Some(false), agreement: Some(url.to_owned()), ..Stub::of(eip3009()) }
+}
+
+// ---------------------------------------------------------------------------------------------------------------
+// The world of a family's own pairing that carries no public proof (a card, a checkout, a Lightning payment): the ATR
+// server, the agreement server answering 402, 202 and the receipt, and buyer.json's signer paying the agreement.
+
+pub struct Agreeing {
+    pub b: Buyer,
+    pub atr: Server,
+    pub api: Server,
+    pub fetch: Loopback,
+    pub agreeing: CountingSigner,
+}
+
+impl Agreeing {
+    pub async fn new() -> Self {
+        let b = Buyer::load();
+        let net = Net::new();
+        let atr = Server::repeating(&net, vec![Act::ok(b.a())]).await;
+        let api = Server::start(&net, vec![challenge(&b), accepted("2"), receipt(&b)]).await;
+        let fetch = Loopback::new(&net).route(ATR_HOST, &atr).route(API_HOST, &api);
+        assert!(link_of(&b.doc()).starts_with(&format!("https://{ATR_HOST}/")));
+        assert!(b.agreement("url").as_str().unwrap().starts_with(&format!("https://{API_HOST}/")));
+        let agreeing = b.signer();
+        Self { b, atr, api, fetch, agreeing }
+    }
+
+    /// buyer.json's options with the agreement's signer and the main payment's inputs.
+    pub fn options(&self, inputs: &Value) -> Options {
+        let options = self.b.options().agreement_signer(Arc::new(self.agreeing.clone()));
+        options.inputs(inputs.as_object().cloned().unwrap_or_default())
+    }
+
+    /// Both calls: the agreement payment handed back for approval (neither signer asked: `asked` counts what the
+    /// main payment's signer was asked), then paid.
+    pub async fn pay(
+        &self,
+        doc: &Value,
+        pairing: &dyn Pairing,
+        payer: &dyn Signer,
+        inputs: &Value,
+        asked: impl Fn() -> usize,
+    ) -> Result<TransactOutcome, Declined> {
+        let first = transact(doc, pairing, payer, &self.fetch, &self.options(inputs)).await;
+        let Ok(TransactOutcome::ToApprove(t)) = first else { panic!("expected an approval, got {first:?}") };
+        assert_eq!(t.approve.option, self.b.agreement("option"));
+        assert_eq!((self.agreeing.count(), asked()), (0, 0), "asked before approval");
+        assert_eq!(t.h, atr_hash(&self.b.a()));
+        transact(doc, pairing, payer, &self.fetch, &self.options(inputs).approved(t.approve)).await
+    }
+
+    /// The agreement was paid once: one EIP-3009 signature, sent to the agreement URL twice (402, 202, receipt).
+    pub fn assert_agreement_paid(&self) {
+        let kinds: Vec<&str> = self.agreeing.calls().iter().map(SigningRequest::kind).collect();
+        assert_eq!(kinds, vec!["eip712"]);
+        let paid: Vec<_> = self.api.seen().into_iter().filter(|s| s.header("payment-signature").is_some()).collect();
+        assert_eq!(paid.len(), 2, "paid agreement requests");
+        assert_eq!(paid[0].header("payment-signature"), paid[1].header("payment-signature"), "re-signed");
+        assert!(self.atr.count() >= 1);
+    }
 }
 
 // ---------------------------------------------------------------------------------------------------------------
