@@ -4,8 +4,6 @@
 //! first voucher (`ed25519-raw`); both are one `batch`. Later vouchers sign the channel, which the opening bound, and
 //! carry no H of their own.
 
-use std::borrow::Cow;
-
 use ruint::aliases::U256;
 use serde_json::{Map, Value, json};
 
@@ -116,47 +114,12 @@ pub(super) fn filter(option: &Map<String, Value>) -> Served {
 #[derive(Debug, Clone, Copy, Default)]
 pub struct BatchSolana;
 
-impl Pairing for BatchSolana {
-    fn id(&self) -> &'static str {
-        ID
-    }
-
-    fn public_proof(&self) -> bool {
-        true
-    }
-
-    fn read<'a>(&self, doc: &'a Value) -> Result<Advertised<'a>, Refusal> {
-        read_with(doc, filter)
-    }
-
-    fn choose(&self, read: &Advertised<'_>, ctx: &ChooseContext<'_>) -> Result<Chosen, Refusal> {
-        choose(read, ctx)
-    }
-
-    fn inputs(&self) -> &'static [InputSpec] {
-        INPUTS
-    }
-
-    fn quote(&self, chosen: &Chosen) -> Result<Quote, Refusal> {
-        quote(&chosen.build_input)
-    }
-
-    fn keep_document(&self, chosen: &mut Chosen, doc: Cow<'_, Value>) {
-        keep_document(chosen, doc);
-    }
-
-    fn build<'a>(&'a self, chosen: &'a Chosen, _atr: &'a [u8], h: &AtrHash) -> Result<Box<dyn Unsigned + 'a>, Refusal> {
-        Ok(Box::new(build(&chosen.build_input, h)?))
-    }
-
-    fn bound(&self, presented: &dyn Member, _landed: Option<&Value>) -> Result<AtrHash, Refusal> {
-        bound(presented)
-    }
-
+solana_pairing!(
+    BatchSolana,
     fn channel(&self) -> Option<&dyn Channel> {
         Some(self)
     }
-}
+);
 
 /// 8 fresh random bytes as a decimal u64: the channel's salt when the buyer gives none (a hash of the payment's own
 /// fresh id and the time when the operating system's source fails: the salt must be unique, not secret).

@@ -2,8 +2,6 @@
 //! Memo instruction of the v0 transaction it signs (compute budget, `TransferChecked` from its associated token
 //! account to the payee's, then the memo). The seller's facilitator, the option's `feePayer`, co-signs and sends it.
 
-use std::borrow::Cow;
-
 use ruint::aliases::U256;
 use serde_json::{Map, Value};
 
@@ -91,43 +89,7 @@ fn filter(option: &Map<String, Value>) -> Served {
 #[derive(Debug, Clone, Copy, Default)]
 pub struct ExactSolana;
 
-impl Pairing for ExactSolana {
-    fn id(&self) -> &'static str {
-        ID
-    }
-
-    fn public_proof(&self) -> bool {
-        true
-    }
-
-    fn read<'a>(&self, doc: &'a Value) -> Result<Advertised<'a>, Refusal> {
-        read_with(doc, filter)
-    }
-
-    fn choose(&self, read: &Advertised<'_>, ctx: &ChooseContext<'_>) -> Result<Chosen, Refusal> {
-        choose(read, ctx)
-    }
-
-    fn inputs(&self) -> &'static [InputSpec] {
-        INPUTS
-    }
-
-    fn quote(&self, chosen: &Chosen) -> Result<Quote, Refusal> {
-        quote(&chosen.build_input)
-    }
-
-    fn keep_document(&self, chosen: &mut Chosen, doc: Cow<'_, Value>) {
-        keep_document(chosen, doc);
-    }
-
-    fn build<'a>(&'a self, chosen: &'a Chosen, _atr: &'a [u8], h: &AtrHash) -> Result<Box<dyn Unsigned + 'a>, Refusal> {
-        Ok(Box::new(build(&chosen.build_input, h)?))
-    }
-
-    fn bound(&self, presented: &dyn Member, _landed: Option<&Value>) -> Result<AtrHash, Refusal> {
-        bound(presented)
-    }
-}
+solana_pairing!(ExactSolana);
 
 /// The first option on the account's network, as the choice `{accepted, payer, decimals, tokenProgram,
 /// recentBlockhash, computeUnitLimit?, computeUnitPrice?}` (the gate puts `required`, the document, in).

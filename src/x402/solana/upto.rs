@@ -3,8 +3,6 @@
 //! option's `extra.memo` in LCP string form, the transaction's one Memo instruction. The seller's facilitator, the
 //! option's `feePayer`, co-signs and sends the opening, and settles what was used in a later transaction.
 
-use std::borrow::Cow;
-
 use ruint::aliases::U256;
 use serde_json::{Map, Value, json};
 
@@ -86,43 +84,7 @@ fn filter(option: &Map<String, Value>) -> Served {
 #[derive(Debug, Clone, Copy, Default)]
 pub struct UptoSolana;
 
-impl Pairing for UptoSolana {
-    fn id(&self) -> &'static str {
-        ID
-    }
-
-    fn public_proof(&self) -> bool {
-        true
-    }
-
-    fn read<'a>(&self, doc: &'a Value) -> Result<Advertised<'a>, Refusal> {
-        read_with(doc, filter)
-    }
-
-    fn choose(&self, read: &Advertised<'_>, ctx: &ChooseContext<'_>) -> Result<Chosen, Refusal> {
-        choose(read, ctx)
-    }
-
-    fn inputs(&self) -> &'static [InputSpec] {
-        INPUTS
-    }
-
-    fn quote(&self, chosen: &Chosen) -> Result<Quote, Refusal> {
-        quote(&chosen.build_input)
-    }
-
-    fn keep_document(&self, chosen: &mut Chosen, doc: Cow<'_, Value>) {
-        keep_document(chosen, doc);
-    }
-
-    fn build<'a>(&'a self, chosen: &'a Chosen, _atr: &'a [u8], h: &AtrHash) -> Result<Box<dyn Unsigned + 'a>, Refusal> {
-        Ok(Box::new(build(&chosen.build_input, h)?))
-    }
-
-    fn bound(&self, presented: &dyn Member, _landed: Option<&Value>) -> Result<AtrHash, Refusal> {
-        bound(presented)
-    }
-}
+solana_pairing!(UptoSolana);
 
 /// 8 fresh random bytes as a u64: the channel's salt when the buyer gives none. When the operating system's source
 /// fails, a hash of the payment's own fresh id and the time stands in: the salt must be unique, not secret.
