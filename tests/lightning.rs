@@ -10,6 +10,7 @@ mod bolt11;
 mod support;
 
 use serde_json::{Map, Value, json};
+use support::rows::row;
 use support::vectors;
 use terms::pairing::{ChooseContext, Chosen};
 use terms::rail::lightning::{Field, decode, invoice_h};
@@ -20,10 +21,6 @@ const NAMED_FILE: &str = "x402-exact-lnbtc-invoice-named.json";
 
 fn pairing(id: &str) -> &'static dyn Pairing {
     terms::pairing(id).unwrap()
-}
-
-fn row<'a>(f: &'a Value, name: &str) -> &'a Value {
-    f["buyer"]["rows"].as_array().unwrap().iter().find(|r| r["name"] == name).unwrap()
 }
 
 fn text(v: &Value) -> &str {

@@ -13,6 +13,7 @@ mod support;
 use base64::Engine as _;
 use base64::engine::general_purpose::URL_SAFE_NO_PAD;
 use serde_json::{Map, Value, json};
+use support::rows::row;
 use support::vectors;
 use terms::pairing::{ChooseContext, Chosen};
 use terms::rail::lightning::decode;
@@ -25,10 +26,6 @@ const SESSION: &str = "mpp/session/lightning";
 
 fn pairing(id: &str) -> &'static dyn Pairing {
     terms::pairing(id).unwrap()
-}
-
-fn row<'a>(f: &'a Value, name: &str) -> &'a Value {
-    f["buyer"]["rows"].as_array().unwrap().iter().find(|r| r["name"] == name).unwrap()
 }
 
 fn text(v: &Value) -> &str {

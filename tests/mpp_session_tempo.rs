@@ -13,6 +13,7 @@ mod support;
 mod bad_input;
 
 use std::sync::Mutex;
+use support::rows::request_of;
 
 use alloy_primitives::{Address, B256, Bytes, U256, keccak256};
 use serde_json::{Map, Value, json};
@@ -78,12 +79,6 @@ fn prefix_suffix(text: &str, want: &Value) -> bool {
 fn b64u(bytes: &[u8]) -> String {
     use base64::Engine as _;
     base64::engine::general_purpose::URL_SAFE_NO_PAD.encode(bytes)
-}
-
-fn request_of(c: &Value) -> Value {
-    use base64::Engine as _;
-    let raw = base64::engine::general_purpose::URL_SAFE_NO_PAD.decode(c["request"].as_str().unwrap()).unwrap();
-    serde_json::from_slice(&raw).unwrap()
 }
 
 /// The challenge with its request replaced (base64url of its RFC 8785 form).

@@ -9,6 +9,7 @@ mod support;
 
 use base64::Engine as _;
 use serde_json::{Map, Value, json};
+use support::rows::{b64u_json, request_of, row};
 use support::vectors;
 use terms::pairing::{ChooseContext, Chosen};
 use terms::rail::solana::{Instruction, Key, Transaction, Version, compile, decode, program, signed_wire};
@@ -44,25 +45,12 @@ fn pairing() -> &'static dyn Pairing {
     terms::pairing(ID).unwrap()
 }
 
-fn row<'a>(f: &'a Value, name: &str) -> &'a Value {
-    f["buyer"]["rows"].as_array().unwrap().iter().find(|r| r["name"] == name).unwrap()
-}
-
 fn b64(text: &Value) -> Vec<u8> {
     base64::engine::general_purpose::STANDARD.decode(text.as_str().unwrap()).unwrap()
 }
 
 fn b64_text(bytes: &[u8]) -> String {
     base64::engine::general_purpose::STANDARD.encode(bytes)
-}
-
-fn b64u_json(v: &Value) -> String {
-    base64::engine::general_purpose::URL_SAFE_NO_PAD.encode(terms::json::canonical(v).unwrap())
-}
-
-fn request_of(c: &Value) -> Value {
-    let raw = base64::engine::general_purpose::URL_SAFE_NO_PAD.decode(c["request"].as_str().unwrap()).unwrap();
-    serde_json::from_slice(&raw).unwrap()
 }
 
 fn key(v: &Value) -> Key {

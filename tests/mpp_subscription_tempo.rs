@@ -16,6 +16,7 @@ mod bad_input;
 use alloy_primitives::{Address, B256, U256, keccak256};
 use serde_json::{Map, Value, json};
 use sha2::{Digest, Sha256};
+use support::rows::{request_of, row};
 use support::{CountingSigner, Reply, ScriptedFetch, paused, vectors};
 use terms::pairing::{ChannelKind, ChooseContext, Chosen, Completion};
 use terms::rail::tempo::key_authorization::{KeyAuthorization, Limit, Scope, SelectorRule, SignedKeyAuthorization};
@@ -42,10 +43,6 @@ fn file() -> Value {
 
 fn pairing() -> &'static dyn Pairing {
     terms::pairing(ID).unwrap()
-}
-
-fn row<'a>(f: &'a Value, name: &str) -> &'a Value {
-    f["buyer"]["rows"].as_array().unwrap().iter().find(|r| r["name"] == name).unwrap()
 }
 
 /// B6's presented credential: SUB1's key authorization, signed with the payer key.
@@ -78,12 +75,6 @@ fn b64_json(v: &Value) -> String {
 fn b64_text(text: &str) -> String {
     use base64::Engine as _;
     base64::engine::general_purpose::URL_SAFE_NO_PAD.encode(text)
-}
-
-fn request_of(c: &Value) -> Value {
-    use base64::Engine as _;
-    let raw = base64::engine::general_purpose::URL_SAFE_NO_PAD.decode(c["request"].as_str().unwrap()).unwrap();
-    serde_json::from_slice(&raw).unwrap()
 }
 
 fn with_request(mut credential: Value, request: &Value) -> Value {

@@ -7,6 +7,7 @@
 mod support;
 
 use serde_json::{Map, Value, json};
+use support::rows::{request_of, row};
 use support::{CountingSigner, Reply, ScriptedFetch, paused, vectors};
 use terms::pairing::{ChooseContext, Chosen};
 use terms::rail::tempo::transaction::TempoTransaction;
@@ -28,10 +29,6 @@ fn pairing() -> &'static dyn Pairing {
     terms::pairing(MEMO).unwrap()
 }
 
-fn row<'a>(f: &'a Value, name: &str) -> &'a Value {
-    f["buyer"]["rows"].as_array().unwrap().iter().find(|r| r["name"] == name).unwrap()
-}
-
 /// B6's presented credential.
 fn presented(f: &Value) -> Value {
     row(f, "B6")["input"]["presented"].clone()
@@ -45,12 +42,6 @@ fn bound_of(presented: &Value) -> Result<String, String> {
 fn b64_json(v: &Value) -> String {
     use base64::Engine as _;
     base64::engine::general_purpose::URL_SAFE_NO_PAD.encode(terms::json::canonical(v).unwrap())
-}
-
-fn request_of(c: &Value) -> Value {
-    use base64::Engine as _;
-    let raw = base64::engine::general_purpose::URL_SAFE_NO_PAD.decode(c["request"].as_str().unwrap()).unwrap();
-    serde_json::from_slice(&raw).unwrap()
 }
 
 /// The credential with its challenge's request replaced by `request`, as a seller writes it.

@@ -7,6 +7,7 @@
 mod support;
 
 use serde_json::{Map, Value, json};
+use support::rows::row;
 use support::{CountingSigner, Reply, ScriptedFetch, paused, vectors};
 use terms::pairing::{ChooseContext, Chosen};
 use terms::{
@@ -27,10 +28,6 @@ fn file() -> Value {
 
 fn pairing() -> &'static dyn Pairing {
     terms::pairing(PUSH).unwrap()
-}
-
-fn row<'a>(f: &'a Value, name: &str) -> &'a Value {
-    f["buyer"]["rows"].as_array().unwrap().iter().find(|r| r["name"] == name).unwrap()
 }
 
 /// B6's presented credential, with the `landed` member the file writes into it.

@@ -10,6 +10,7 @@ mod support;
 
 use base64::Engine as _;
 use serde_json::{Map, Value, json};
+use support::rows::{b64u_json, request_of, row};
 use support::vectors;
 use terms::pairing::{ChooseContext, Chosen, Completion};
 use terms::rail::solana::decode;
@@ -26,23 +27,10 @@ fn pairing() -> &'static dyn Pairing {
     terms::pairing(ID).unwrap()
 }
 
-fn row<'a>(f: &'a Value, name: &str) -> &'a Value {
-    f["buyer"]["rows"].as_array().unwrap().iter().find(|r| r["name"] == name).unwrap()
-}
-
 /// The buyer's clock: one second before the file's `expiresUnix` (the crate's choose skips an expired challenge; the
 /// reference's reads no time, and the B2 row names none).
 fn now() -> u64 {
     file()["fixed"]["expiresUnix"].as_u64().unwrap() - 1
-}
-
-fn b64u_json(v: &Value) -> String {
-    base64::engine::general_purpose::URL_SAFE_NO_PAD.encode(terms::json::canonical(v).unwrap())
-}
-
-fn request_of(c: &Value) -> Value {
-    let raw = base64::engine::general_purpose::URL_SAFE_NO_PAD.decode(c["request"].as_str().unwrap()).unwrap();
-    serde_json::from_slice(&raw).unwrap()
 }
 
 /// B6's presented credential: V2's wire under the placed usdc challenge.

@@ -31,6 +31,7 @@ use terms::{Answer, AtrHash, Pairing, Refusal, Signer, SignerError, SigningReque
 use terms::{Body, Fetch, FetchError, Request, Response};
 
 pub mod net;
+pub mod rows;
 pub mod world;
 
 /// A vector file from `tests/vectors/`.
