@@ -8,15 +8,17 @@
 //!
 //! Run: `cargo run --example channel`
 
+#[path = "support/channel.rs"]
+mod channel_seller;
+
+use channel_seller::{Terms, cumulative, show};
 use serde_json::{Map, Value, json};
 use terms::BoxFuture;
 use terms::LocalSigner;
-use terms::pairing::ChannelHold;
 use terms::{
-    Answer, AtrHash, FixedClock, Options, Refund, Signer, SignerError, SigningRequest, TransactOutcome, atr_hash,
-    open_channel, record_charge, transact, within,
+    Answer, FixedClock, Options, Refund, Signer, SignerError, SigningRequest, TransactOutcome, open_channel,
+    record_charge, transact, within,
 };
-use terms::{Body, Fetch, FetchError, Request, Response};
 
 /// Anvil's published development key #0: the payer.
 const ANVIL_KEY_0: &str = "0xac0974bec39a17e36ba4a6b4d238ff944bacb478cbed5efcae784d7bf4f2ff80";
@@ -24,57 +26,31 @@ const ANVIL_KEY_0: &str = "0xac0974bec39a17e36ba4a6b4d238ff944bacb478cbed5efcae7
 const ANVIL_KEY_1: &str = "0x59c6995e998f97a5a0044966f0945389dc9e86dae88c7a8412f4603b6b78690d";
 const CHAIN: u64 = 84_532;
 
-/// The stand-in seller: its terms, and an offer per request.
-struct Seller {
-    atr: Vec<u8>,
-}
-
-impl Seller {
-    fn h(&self) -> AtrHash {
-        atr_hash(&self.atr)
-    }
-
-    fn link(&self) -> String {
-        format!("https://atr.seller.example/{}", self.h())
-    }
-
-    /// The x402 v2 offer for one request: its price in a batch-settlement channel, H and the link beside it.
-    fn offer(&self, price: &str) -> Value {
-        json!({
-            "x402Version": 2,
-            "resource": {"url": "https://api.seller.example/v1/quote"},
-            "accepts": [{
-                "scheme": "batch-settlement",
-                "network": format!("eip155:{CHAIN}"),
-                "amount": price,
-                "asset": "0x036CbD53842c5426634e7929541eC2318f3dCF7e",
-                "payTo": "0x209693Bc6afc0C5328bA36FaF03C514EF312287C",
-                "maxTimeoutSeconds": 3600,
-                "extra": {
-                    "receiverAuthorizer": "0x90F79bf6EB2c4f870365E785982E1f101E93b906",
-                    "withdrawDelay": 900,
-                    "name": "USDC",
-                    "version": "2"
-                }
-            }],
-            "extensions": {"legalContext": {"info": {
-                "type": "sha256",
-                "value": self.h().to_hex(),
-                "legalContextUrl": self.link()
-            }}}
-        })
-    }
-}
-
-impl Fetch for Seller {
-    fn get<'a>(&'a self, request: Request<'a>) -> BoxFuture<'a, Result<Response, FetchError>> {
-        Box::pin(async move {
-            if request.url != self.link() {
-                return Ok(Response::new(404, vec![], Body::empty()));
+/// The x402 v2 offer for one request: its price in a batch-settlement channel, H and the link beside it.
+fn offer(seller: &Terms, price: &str) -> Value {
+    json!({
+        "x402Version": 2,
+        "resource": {"url": "https://api.seller.example/v1/quote"},
+        "accepts": [{
+            "scheme": "batch-settlement",
+            "network": format!("eip155:{CHAIN}"),
+            "amount": price,
+            "asset": "0x036CbD53842c5426634e7929541eC2318f3dCF7e",
+            "payTo": "0x209693Bc6afc0C5328bA36FaF03C514EF312287C",
+            "maxTimeoutSeconds": 3600,
+            "extra": {
+                "receiverAuthorizer": "0x90F79bf6EB2c4f870365E785982E1f101E93b906",
+                "withdrawDelay": 900,
+                "name": "USDC",
+                "version": "2"
             }
-            Ok(Response::new(200, vec![], Body::from_bytes(self.atr.clone())))
-        })
-    }
+        }],
+        "extensions": {"legalContext": {"info": {
+            "type": "sha256",
+            "value": seller.h().to_hex(),
+            "legalContextUrl": seller.link()
+        }}}
+    })
 }
 
 /// A wallet with the payer's key and the payer authorizer's: in a batch, each EIP-712 `Voucher` is signed by the
@@ -115,24 +91,9 @@ impl Signer for Wallet {
     }
 }
 
-fn cumulative(payment: &Value) -> &str {
-    payment.pointer("/payload/voucher/maxClaimableAmount").and_then(Value::as_str).unwrap_or("?")
-}
-
-fn show(step: &str, payment: &Value, hold: &ChannelHold) {
-    let kind = payment.pointer("/payload/type").and_then(Value::as_str).unwrap_or("?");
-    println!(
-        "{step:<24} {kind:<8} signed cumulative {:>5}   hold: charged {:>5}, signedMax {:>5}",
-        cumulative(payment),
-        hold.charged,
-        hold.signed_max
-    );
-}
-
 #[tokio::main(flavor = "current_thread")]
 async fn main() -> Result<(), Box<dyn std::error::Error>> {
-    let seller =
-        Seller { atr: br#"{"atrVersion":"1","seller":{"note":"Per-request quotes, billed in a channel."}}"#.to_vec() };
+    let seller = Terms::per_request();
     let wallet = Wallet {
         payer: LocalSigner::from_hex(ANVIL_KEY_0, CHAIN)?,
         authorizer: LocalSigner::from_hex(ANVIL_KEY_1, CHAIN)?,
@@ -145,7 +106,8 @@ async fn main() -> Result<(), Box<dyn std::error::Error>> {
     inputs.insert("payerAuthorizer".into(), json!(wallet.authorizer.address().to_checksum(None)));
     inputs.insert("deposit".into(), json!("100000"));
     let options = Options::new().clock(FixedClock(1_790_000_000)).inputs(inputs);
-    let TransactOutcome::Signed(opened) = transact(&seller.offer("1000"), pairing, &wallet, &seller, &options).await?
+    let TransactOutcome::Signed(opened) =
+        transact(&offer(&seller, "1000"), pairing, &wallet, &seller, &options).await?
     else {
         return Err("this pairing needs no agreement payment".into());
     };
@@ -161,7 +123,7 @@ async fn main() -> Result<(), Box<dyn std::error::Error>> {
 
     // Two more requests: only the price comes from each offer; the ATR, H and the channel come from the hold.
     for (request, price) in [(2, "1000"), (3, "250")] {
-        let paid = within(&seller.offer(price), &hold, pairing, &wallet, None, &Options::new()).await?;
+        let paid = within(&offer(&seller, price), &hold, pairing, &wallet, None, &Options::new()).await?;
         if channel.bound_within(&paid.signed).ok() != Some(seller.h()) {
             return Err("every voucher signs the channel salted with H".into());
         }
@@ -172,7 +134,8 @@ async fn main() -> Result<(), Box<dyn std::error::Error>> {
     }
 
     // Close with a refund: the final voucher claims the recorded charge, and the rest of the deposit goes back.
-    let closed = within(&seller.offer("250"), &hold, pairing, &wallet, Some(&Refund::close()), &Options::new()).await?;
+    let closed =
+        within(&offer(&seller, "250"), &hold, pairing, &wallet, Some(&Refund::close()), &Options::new()).await?;
     show("close (refund)", &closed.signed, &closed.hold);
     println!("held channel: {}", closed.hold.channel);
     println!(

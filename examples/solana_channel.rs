@@ -9,90 +9,49 @@
 //!
 //! Run: `cargo run --example solana_channel --features solana,local-signer`
 
+#[path = "support/channel.rs"]
+mod channel_seller;
+
+use channel_seller::{Terms, cumulative, show};
 use serde_json::{Map, Value, json};
-use terms::pairing::ChannelHold;
-use terms::{
-    AtrHash, Body, BoxFuture, Fetch, FetchError, FixedClock, Options, Refund, Request, Response, SolanaKey,
-    TransactOutcome, atr_hash, open_channel, record_charge, transact, within,
-};
+use terms::{FixedClock, Options, Refund, SolanaKey, TransactOutcome, open_channel, record_charge, transact, within};
 
 /// A fixed test seed: the payer and its payer authorizer.
 const PAYER_SEED: &str = "0101010101010101010101010101010101010101010101010101010101010101";
 const NETWORK: &str = "solana:EtWTRABZaYq6iMfeYKouRu166VU2xqa1";
 
-/// The stand-in seller: its terms, and an offer per request.
-struct Seller {
-    atr: Vec<u8>,
-}
-
-impl Seller {
-    fn h(&self) -> AtrHash {
-        atr_hash(&self.atr)
-    }
-
-    fn link(&self) -> String {
-        format!("https://atr.seller.example/{}", self.h())
-    }
-
-    /// The x402 v2 offer for one request: its price in a batch-settlement channel, H as the option's memo, and H and
-    /// the link beside it.
-    fn offer(&self, price: &str) -> Value {
-        json!({
-            "x402Version": 2,
-            "resource": {"url": "https://api.seller.example/v1/quote"},
-            "accepts": [{
-                "scheme": "batch-settlement",
-                "network": NETWORK,
-                "amount": price,
-                "asset": "4zMMC9srt5Ri5X14GAgXhaHii3GnPAEERYPJgZJDncDU",
-                "payTo": "2wKupLR9q6wXYppw8Gr2NvWxKBUqm4PPJKkQfoxHDBg4",
-                "maxTimeoutSeconds": 300,
-                "extra": {
-                    "feePayer": "9hSR6S7WPtxmTojgo6GG3k4yDPecgJY292j7xrsUGWBu",
-                    "receiverAuthorizer": "GyGKxMyg1p9SsHfm15MkNUu1u9TN2JtTspcdmrtGUdse",
-                    "withdrawDelay": 3600,
-                    "tokenProgram": "TokenkegQfeZyiNwAJbNbGKPFXCWuBvf9Ss623VQ5DA",
-                    "memo": format!("lcp:sha256:{}", self.h())
-                }
-            }],
-            "extensions": {"legalContext": {"info": {
-                "type": "sha256",
-                "value": self.h().to_hex(),
-                "legalContextUrl": self.link()
-            }}}
-        })
-    }
-}
-
-impl Fetch for Seller {
-    fn get<'a>(&'a self, request: Request<'a>) -> BoxFuture<'a, Result<Response, FetchError>> {
-        Box::pin(async move {
-            if request.url != self.link() {
-                return Ok(Response::new(404, vec![], Body::empty()));
+/// The x402 v2 offer for one request: its price in a batch-settlement channel, H as the option's memo, and H and
+/// the link beside it.
+fn offer(seller: &Terms, price: &str) -> Value {
+    json!({
+        "x402Version": 2,
+        "resource": {"url": "https://api.seller.example/v1/quote"},
+        "accepts": [{
+            "scheme": "batch-settlement",
+            "network": NETWORK,
+            "amount": price,
+            "asset": "4zMMC9srt5Ri5X14GAgXhaHii3GnPAEERYPJgZJDncDU",
+            "payTo": "2wKupLR9q6wXYppw8Gr2NvWxKBUqm4PPJKkQfoxHDBg4",
+            "maxTimeoutSeconds": 300,
+            "extra": {
+                "feePayer": "9hSR6S7WPtxmTojgo6GG3k4yDPecgJY292j7xrsUGWBu",
+                "receiverAuthorizer": "GyGKxMyg1p9SsHfm15MkNUu1u9TN2JtTspcdmrtGUdse",
+                "withdrawDelay": 3600,
+                "tokenProgram": "TokenkegQfeZyiNwAJbNbGKPFXCWuBvf9Ss623VQ5DA",
+                "memo": format!("lcp:sha256:{}", seller.h())
             }
-            Ok(Response::new(200, vec![], Body::from_bytes(self.atr.clone())))
-        })
-    }
-}
-
-fn cumulative(payment: &Value) -> &str {
-    payment.pointer("/payload/voucher/maxClaimableAmount").and_then(Value::as_str).unwrap_or("?")
-}
-
-fn show(step: &str, payment: &Value, hold: &ChannelHold) {
-    let kind = payment.pointer("/payload/type").and_then(Value::as_str).unwrap_or("?");
-    println!(
-        "{step:<24} {kind:<8} signed cumulative {:>5}   hold: charged {:>5}, signedMax {:>5}",
-        cumulative(payment),
-        hold.charged,
-        hold.signed_max
-    );
+        }],
+        "extensions": {"legalContext": {"info": {
+            "type": "sha256",
+            "value": seller.h().to_hex(),
+            "legalContextUrl": seller.link()
+        }}}
+    })
 }
 
 #[tokio::main(flavor = "current_thread")]
 async fn main() -> Result<(), Box<dyn std::error::Error>> {
-    let seller =
-        Seller { atr: br#"{"atrVersion":"1","seller":{"note":"Per-request quotes, billed in a channel."}}"#.to_vec() };
+    let seller = Terms::per_request();
     let key = SolanaKey::from_seed_hex(PAYER_SEED)?;
     let wallet = key.on_network(NETWORK).ok_or("a Solana network")?;
     let pairing = terms::pairing("x402/batch-settlement/solana")?;
@@ -107,7 +66,8 @@ async fn main() -> Result<(), Box<dyn std::error::Error>> {
     inputs.insert("tokenProgram".into(), json!("TokenkegQfeZyiNwAJbNbGKPFXCWuBvf9Ss623VQ5DA"));
     inputs.insert("recentBlockhash".into(), json!("EZ3rST5dvHmbanh75jc4PuLfV96vp9fEYBVeNk4FfM1k"));
     let options = Options::new().clock(FixedClock(1_790_000_000)).inputs(inputs);
-    let TransactOutcome::Signed(opened) = transact(&seller.offer("1000"), pairing, &wallet, &seller, &options).await?
+    let TransactOutcome::Signed(opened) =
+        transact(&offer(&seller, "1000"), pairing, &wallet, &seller, &options).await?
     else {
         return Err("this pairing needs no agreement payment".into());
     };
@@ -123,7 +83,7 @@ async fn main() -> Result<(), Box<dyn std::error::Error>> {
     // Two more requests: only the price comes from each offer; the ATR, H and the channel come from the hold. A
     // voucher signs the channel, not H: the opening bound the channel to H.
     for (request, price) in [(2, "1000"), (3, "250")] {
-        let paid = within(&seller.offer(price), &hold, pairing, &wallet, None, &Options::new()).await?;
+        let paid = within(&offer(&seller, price), &hold, pairing, &wallet, None, &Options::new()).await?;
         if channel.channel_ref(&paid.signed, None).map_err(|r| r.code())?.channel != hold.channel {
             return Err("every voucher names the held channel".into());
         }
@@ -134,7 +94,8 @@ async fn main() -> Result<(), Box<dyn std::error::Error>> {
     }
 
     // Close with a refund: the final voucher claims the recorded charge, and the rest of the deposit goes back.
-    let closed = within(&seller.offer("250"), &hold, pairing, &wallet, Some(&Refund::close()), &Options::new()).await?;
+    let closed =
+        within(&offer(&seller, "250"), &hold, pairing, &wallet, Some(&Refund::close()), &Options::new()).await?;
     show("close (refund)", &closed.signed, &closed.hold);
     println!(
         "unclaimed:    {} of the 100000 deposit goes back to the payer",
