@@ -1,18 +1,21 @@
 """Times the Python reference (integraledger-terms 0.4.0) on the quickstart payment: transact with a local key,
 confirm with an in-memory fetch, finish, and SHA-256 of 1 MiB; and on the same ATR paid by an MPP EVM charge
-(mpp/charge/evm/authorization, the challenge benches/mpp.rs builds): transact, confirm, finish. Only the calls named
-after the seconds run (transact, confirm, finish, atr_hash_1mib, mpp_transact, mpp_confirm, mpp_finish). Prints one
-JSON object of median seconds per call."""
+(mpp/charge/evm/authorization, the challenge benches/mpp.rs builds): transact, confirm, finish; and on x402/exact/solana
+with the B2 row of tests/vectors/x402-exact-solana.json, as benches/solana.rs reads it: transact, confirm, finish.
+Only the calls named after the seconds run (transact, confirm, finish, atr_hash_1mib, mpp_transact, mpp_confirm,
+mpp_finish, sol_transact, sol_confirm, sol_finish). Prints one JSON object of median seconds per call."""
 
 import asyncio
 import base64
 import hashlib
 import json
+import pathlib
 import statistics
 import sys
 import time
 
 import httpx
+from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
 from eth_account import Account
 from eth_account.messages import encode_typed_data
 
@@ -65,6 +68,26 @@ MPP_INPUTS = {"tokenDomain": {"name": "USDC", "version": "2"}}
 MPP = t.MPP_CHARGE_EVM_AUTHORIZATION
 
 
+# The Solana exact payment of benches/solana.rs: the B2 row's document, inputs and account, the payer's seed, and the
+# ATR `abc` (the file's own words: "Where the ATR is abc, H is its SHA-256").
+SOL_FILE = json.loads((pathlib.Path(__file__).parent.parent / "tests/vectors/x402-exact-solana.json").read_text())
+SOL_ROW = SOL_FILE["buyer"]["rows"][0]["input"]
+SOL_ATR = b"abc"
+assert "0x" + hashlib.sha256(SOL_ATR).hexdigest() == SOL_FILE["fixed"]["H"]
+SOL = t.X402_EXACT_SOLANA
+
+
+class SolanaSigner:
+    """The payer's ed25519 key answering solana-message (the message as 0x hex) with its 64-byte signature in 0x hex,
+    on the `cryptography` package the reference itself depends on."""
+
+    account = SOL_ROW["account"]
+    key = Ed25519PrivateKey.from_private_bytes(bytes.fromhex(SOL_FILE["fixed"]["payerSeed"]))
+
+    async def sign(self, request):
+        return "0x" + self.key.sign(bytes.fromhex(request["message"][2:])).hex()
+
+
 class LocalSigner:
     account = "eip155:84532:" + Account.from_key(KEY).address
 
@@ -73,8 +96,8 @@ class LocalSigner:
         return "0x" + Account.sign_message(message, KEY).signature.hex()
 
 
-def fetch():
-    return httpx.AsyncClient(transport=httpx.MockTransport(lambda request: httpx.Response(200, content=ATR)))
+def fetch(atr=ATR):
+    return httpx.AsyncClient(transport=httpx.MockTransport(lambda request: httpx.Response(200, content=atr)))
 
 
 async def timed(make, seconds):
@@ -130,13 +153,32 @@ async def main(seconds, names):
         r = t.finish(ATR, mpp_confirmed.chosen, mpp_answer, MPP)
         assert isinstance(r, t.Finished), r
 
+    sol_client, sol_signer, sol_inputs = fetch(SOL_ATR), SolanaSigner(), SOL_ROW["inputs"]
+
+    async def sol_transact():
+        r = await t.transact(SOL_ROW["doc"], SOL, sol_signer, sol_client, inputs=sol_inputs)
+        assert isinstance(r, t.Transacted), r
+
+    async def sol_confirm():
+        r = await t.confirm(SOL_ROW["doc"], SOL, sol_signer.account, sol_client, sol_inputs)
+        assert isinstance(r, t.Confirmed), r
+
+    sol_confirmed = await t.confirm(SOL_ROW["doc"], SOL, sol_signer.account, sol_client, sol_inputs)
+    assert isinstance(sol_confirmed, t.Confirmed), sol_confirmed
+    sol_answer = await sol_signer.sign(sol_confirmed.request)
+
+    async def sol_finish():
+        r = t.finish(SOL_ATR, sol_confirmed.chosen, sol_answer, SOL)
+        assert isinstance(r, t.Finished), r
+
     mib = b"\x5a" * t.MAX_ATR_BYTES
 
     async def sha():
         t.atr_hash(mib)
 
     calls = {"transact": transact, "confirm": confirm, "finish": finish, "atr_hash_1mib": sha,
-             "mpp_transact": mpp_transact, "mpp_confirm": mpp_confirm, "mpp_finish": mpp_finish}
+             "mpp_transact": mpp_transact, "mpp_confirm": mpp_confirm, "mpp_finish": mpp_finish,
+             "sol_transact": sol_transact, "sol_confirm": sol_confirm, "sol_finish": sol_finish}
     for name in names or list(calls):
         out[name] = await timed(calls[name], seconds)
     print(json.dumps(out))
