@@ -187,11 +187,11 @@ fn a_voucher_for_another_channel() {
         "The challenge names a channel this hold did not open.",
     );
     assert_eq!(*signer.calls.lock().unwrap(), 0);
-    // A hold whose opening names another channel than the hold's is refused before anything is built.
+    // A hold naming another channel than its opening opened is declined by the gate before anything is built.
     let mut h = hold();
     h.channel = other;
     let got = run_within(&json!([seller_challenge("100", &hold().channel)]), &h, &signer);
-    assert!(got.is_err());
+    declined(got, "signed-not-bound", "The held opening does not name the held channel.");
     assert_eq!(*signer.calls.lock().unwrap(), 0);
 }
 
