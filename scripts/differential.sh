@@ -16,7 +16,7 @@ cd "$(dirname "$0")/.."
 
 seed=1
 cases=3600      # x402, split over its fifteen fixtures
-mpp_cases=3800  # MPP, split over its nineteen pairings
+mpp_cases=4000  # MPP, split over its twenty pairings
 card_cases=800  # cards, split over the four card pairings
 checkout_cases=800  # the checkouts (ACP, ACK, AP2, UCP), split over their eight pairings
 while [ $# -gt 0 ]; do

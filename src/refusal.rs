@@ -285,6 +285,13 @@ reasons! {
     /// Tempo: a v2 session payment's `descriptor` does not give its channel id, or names another party, hash or
     /// operator than the opening transaction and the challenge.
     DescriptorMismatch => "descriptor-mismatch",
+    /// Solana session: the opening's `channelId` is not a key, or not the channel its `open` instruction opens.
+    ChannelMismatch => "channel-mismatch",
+    /// Solana session: a bearer proof (`authentication`) that names another challenge than the one echoed.
+    ProofNotChallenge => "proof-not-challenge",
+    /// Solana session: an operator-mode opening whose challenge names no operator key, or whose `open` authorizes
+    /// another signer than that operator.
+    SignerNotOperator => "signer-not-operator",
     /// Lightning: the invoice is not a BOLT11 invoice the reader takes (Bech32, its checksum, its prefix, its fields).
     InvoiceMalformed => "invoice-malformed",
     /// Lightning: the invoice is over 8 KiB, or has more than 64 tagged fields.

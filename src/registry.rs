@@ -202,6 +202,8 @@ fn implementation(id: &str) -> Option<&'static dyn Pairing> {
         crate::mpp::solana::SOLANA => Some(&crate::mpp::solana::SOLANA_PAIRING),
         #[cfg(all(feature = "mpp", feature = "solana"))]
         crate::mpp::solana::USDC_SOLANA => Some(&crate::mpp::solana::USDC_SOLANA_PAIRING),
+        #[cfg(all(feature = "mpp", feature = "solana"))]
+        crate::mpp::solana::session::ID => Some(&crate::mpp::solana::session::PAIRING),
         #[cfg(all(feature = "mpp", feature = "tempo"))]
         crate::mpp::tempo::memo::MEMO => Some(&crate::mpp::tempo::memo::PAIRING),
         #[cfg(all(feature = "mpp", feature = "tempo"))]
@@ -401,9 +403,10 @@ mod tests {
         ]);
         #[cfg(all(feature = "x402", feature = "solana"))]
         want.extend(["x402/batch-settlement/solana", "x402/exact/solana", "x402/upto/solana"]);
-        // MPP's Solana charges: the mint's decimals and token program, a blockhash, the compute budget.
+        // MPP's Solana charges: the mint's decimals and token program, a blockhash, the compute budget; its Solana
+        // session: the deposit.
         #[cfg(all(feature = "mpp", feature = "solana"))]
-        want.extend(["mpp/charge/solana", "mpp/charge/usdc/solana"]);
+        want.extend(["mpp/charge/solana", "mpp/charge/usdc/solana", "mpp/session/solana"]);
         // The Tempo charges: the client id their attribution memo names.
         #[cfg(all(feature = "mpp", feature = "tempo"))]
         want.extend(["mpp/charge/tempo/memo", "mpp/charge/tempo/push"]);

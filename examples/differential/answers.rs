@@ -1,6 +1,7 @@
 //! The signer's answers a case names, computed against the request they answer, as `scripts/differential/peer.py`
 //! computes them on the reference's side: `{"$sign": {key, edit}}`, an EIP-712 signature (a batch's list) edited, or
-//! for a `solana-message` request the key as an ed25519 seed's signature of the message;
+//! for a `solana-message` request the key as an ed25519 seed's signature of the message (for `ed25519-raw`, in
+//! base58);
 //! `{"$tx": {...}}`, an EIP-1559 transaction of an `evm-call` request's call; `{"$gateway": {answer, keepSalt}}`, a
 //! Gateway client's answer with its burn intent's salt derived; `$tempo`, `$pushed` and `$digest`, the Tempo answers
 //! (`tempo.rs`); anything else, the answer as given. And the case's wallet for `transact`.
@@ -27,6 +28,11 @@ fn signed_answer(spec: &Value, request: Option<&SigningRequest>) -> Option<Value
             let message = hex::decode(fields.get("message")?.as_str()?.strip_prefix("0x")?).ok()?;
             let signature = SolanaKey::from_seed_hex(key).ok()?.sign_bytes(&message);
             Value::String(format!("0x{}", hex::encode(signature)))
+        }
+        // The Solana session's proof: the key as an ed25519 seed, in base58.
+        SigningRequest::Ed25519Raw(fields) => {
+            let message = hex::decode(fields.get("message")?.as_str()?.strip_prefix("0x")?).ok()?;
+            Value::String(bs58::encode(SolanaKey::from_seed_hex(key).ok()?.sign_bytes(&message)).into_string())
         }
         // A Solana batch-settlement opening: each request signed with the key as an ed25519 seed, in base58.
         SigningRequest::Batch { requests } if solana_batch(requests) => {

@@ -413,6 +413,48 @@ def held_choice(case, path, peer, ours):
         "mpp/no-signed-place", "mpp/nothing-to-sign") and o.get("detail") == "mpp/id-not-ours"
 
 
+def huge_slot(case, path, ours):
+    """Whether the Solana session's first challenge names a recentSlot past 2^64 - 1 and the crate declined at the
+    difference's place (or made no payment to check) with svm/input-malformed."""
+    if case.get("pairing") != "mpp/session/solana" or not path:
+        return False
+    doc = case.get("headersRead") or case.get("doc")
+    slots = []
+    for c in doc if isinstance(doc, list) else []:
+        try:
+            raw = c["request"]
+            r = json.loads(base64.urlsafe_b64decode(raw + "=" * (-len(raw) % 4)))
+            slots.append(r["methodDetails"]["recentSlot"])
+        except (KeyError, TypeError, ValueError, AttributeError):
+            continue
+    huge = [s for s in slots if isinstance(s, str) and s.isdigit() and len(s) <= 78 and int(s) >= 2**64]
+    if not huge:
+        return False
+
+    def ours_at(where):
+        at = ours
+        for k in where:
+            if isinstance(at, dict):
+                at = at.get(k)
+            elif isinstance(at, list) and isinstance(k, int) and k < len(at):
+                at = at[k]
+            else:
+                return None
+        return at
+
+    declined = lambda o: isinstance(o, dict) and (o.get("declined") or {}).get("detail") == "svm/input-malformed"  # noqa: E731
+    if path[0] == "confirm":
+        return declined(ours_at(["confirm"]))
+    if path[0] == "finish" and len(path) > 1:
+        return declined(ours_at(["finish", path[1]])) or declined(ours_at(["confirm"]))
+    if path[0] == "transact":
+        return declined(ours_at(["transact", "first"]))
+    if path[0] == "checks" and len(path) > 1 and case["checks"][path[1]].get("presented") == "$signed":
+        made_none = declined(ours_at(["confirm"])) or any(declined(f) for f in (ours.get("finish") or []))
+        return ours_at(["checks", path[1]]) is None and made_none
+    return False
+
+
 def excluded(case, path, peer=None, ours=None):
     """The class a difference belongs to, when it is one of the excluded ones; None otherwise."""
     peer, ours = peer or {}, ours or {}
@@ -439,11 +481,14 @@ def excluded(case, path, peer=None, ours=None):
         declined = unconfirmed or any(transaction_check(case, ["finish", j], ours) for j in finishes)
         if ours.get("checks", [None])[path[1]] is None and declined:
             return "the signed transaction's call and nonce, and the accountNonce input (ours)"
+    if mpp and huge_slot(case, path, ours):
+        return "a Solana session's recentSlot past 2^64 - 1 (the crate's request holds a u64, ours)"
     if mpp and path and held_choice(case, path, peer, ours):
         return "a confirm-only MPP build holds the choice before it refuses (ours)"
     if path and path[0] == "finish" and len(path) > 1 and isinstance(path[1], int):
         call = case.get("finish", [])[path[1]]
-        if len(call.get("answers", [])) >= 2 and case.get("pairing") not in ("mpp/session/evm", "mpp/session/tempo"):
+        if len(call.get("answers", [])) >= 2 and case.get("pairing") not in (
+            "mpp/session/evm", "mpp/session/tempo", "mpp/session/solana"):
             return "finish given several answers (the crate's answers: &[Answer] typed form)"
     return None
 

@@ -2,7 +2,7 @@
 for each built pairing with a vector fixture, the fixture's document, ATR, account, key and inputs, mutated. Stdlib
 only; the same seed and count give the same bytes.
 
-    python3 scripts/differential/generate.py --seed 1 --cases 3600 --mpp-cases 3800 --card-cases 800 --checkout-cases 800 \
+    python3 scripts/differential/generate.py --seed 1 --cases 3600 --mpp-cases 4000 --card-cases 800 --checkout-cases 800 \
         > cases.jsonl
 
 A case names its pairing, the clock (`now`), the document, the account and the buyer's inputs, the routes the fetch
@@ -1137,7 +1137,7 @@ def main():
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--seed", default="1")
     parser.add_argument("--cases", type=int, default=3600)
-    parser.add_argument("--mpp-cases", type=int, default=3800)
+    parser.add_argument("--mpp-cases", type=int, default=4000)
     parser.add_argument("--card-cases", type=int, default=800)
     parser.add_argument("--checkout-cases", type=int, default=800)
     args = parser.parse_args()

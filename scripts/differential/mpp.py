@@ -51,6 +51,7 @@ PAIRINGS = [
     "mpp/charge/usdc/solana",
     "mpp/session/evm",
     "mpp/session/lightning",
+    "mpp/session/solana",
     "mpp/session/tempo",
     "mpp/subscription/stripe",
     "mpp/subscription/tempo",
@@ -72,6 +73,7 @@ FILES = {
     "mpp/charge/usdc/solana": "mpp-charge-usdc-solana.json",
     "mpp/session/evm": "mpp-session-evm.json",
     "mpp/session/lightning": "mpp-session-lightning.json",
+    "mpp/session/solana": "mpp-session-hedera-solana-xrpl.json",
     "mpp/session/tempo": "mpp-session-tempo.json",
     "mpp/subscription/stripe": "mpp-subscription-stripe.json",
     "mpp/subscription/tempo": "mpp-subscription-tempo.json",
@@ -87,6 +89,10 @@ EIP712 = {"mpp/charge/evm/authorization", "mpp/charge/evm/permit2", "mpp/charge/
 # The pairings whose payer signs a solana-message with an ed25519 key: a `$sign` is that key's signature, the key
 # x402-exact-solana.json's payer seed (the same payer as their files' fixtures, seed 01).
 ED25519 = {"mpp/charge/solana", "mpp/charge/usdc/solana"}
+# The Solana session: the wallet's channel client answers its solana-session-open request with the open payload (the
+# file's B6 payload, SV2's opening); in operator mode the payer's key then signs the session proof (ed25519-raw, a
+# `$sign` of the same seed, answered in base58).
+SOL_SESSION = "mpp/session/solana"
 ORDER = ["realm", "method", "intent", "request", "expires", "id", "opaque"]
 
 
@@ -160,7 +166,7 @@ class Base:
         self.presented = copy.deepcopy(b6["input"]["presented"]) if b6 else None
         self.expires_unix = unix_of(c["expires"])
         self.key = PAYER_KEY  # what `$sign` answers sign with
-        if pairing in ED25519:
+        if pairing in ED25519 or pairing == SOL_SESSION:
             self.key = "0x" + load("x402-exact-solana.json")["fixed"]["payerSeed"]
 
 
@@ -244,6 +250,8 @@ def default_answers(base, inputs=None):
         return [sign()]
     if p in ED25519:
         return [sign(key=base.key)]
+    if p == SOL_SESSION:
+        return [copy.deepcopy(base.presented["payload"])]
     if p == "mpp/charge/evm/transaction":
         return [tx(base)]
     if p == "mpp/charge/evm/hash":
@@ -279,6 +287,8 @@ def wallet_answers(base):
         return {"bolt11-pay": base.presented["payload"]["preimage"]}
     if base.pairing in ED25519:
         return {"solana-message": sign(key=base.key)}
+    if base.pairing == SOL_SESSION:
+        return {"solana-session-open": copy.deepcopy(base.presented["payload"]), "ed25519-raw": sign(key=base.key)}
     out = {"evm-calls": SESSION_HASH}
     if base.pairing == "mpp/charge/evm/transaction":
         out["evm-call"] = tx(base)

@@ -9,7 +9,8 @@ import json
 import mpp_header
 import mpp_tempo
 from mpp import (
-    AGREEMENT_FIRST, ANVIL_1, BASES, ED25519, EIP712, LIGHTNING, ORDER, OTHER_KEY, PAIRINGS, PAYER, PAYER_KEY, b64u,
+    AGREEMENT_FIRST, ANVIL_1, BASES, ED25519, EIP712, LIGHTNING, ORDER, OTHER_KEY, PAIRINGS, PAYER, PAYER_KEY, SOL_SESSION,
+    b64u,
     compact, default_answers,
     gateway, h_body, jcs, ok_reply, place, rfc3339, sha, sign, tx, unb64u, wallet_answers,
 )
@@ -280,6 +281,25 @@ FIELDS = {
     ],
 }
 
+# The Solana session's request: the keys the filter reads, the network, the slot, the voucher signer and its operator
+# (the fee payer's key, which SV5 names), and a channel named.
+SOL_FEE_PAYER = "9hSR6S7WPtxmTojgo6GG3k4yDPecgJY292j7xrsUGWBu"
+SOL_CHANNEL = "FHsU5w9q78JYgE6HbSDQimKJEBZRNLQxGAvE6b8DvdQH"
+FIELDS["solana-session"] = [
+    (("amount",), AMOUNTS),
+    (("currency",), ["sol", "", None, 5, SOL_PAYER, SOL_TOKEN_2022, "0" * 44, "1" * 31]),
+    (("recipient",), ["", None, 5, SOL_PAYER, PAYER, "1" * 32, "1" * 31]),
+    (("methodDetails", "network"), ["mainnet", "devnet", "localnet", "testnet", "", None, 5]),
+    (("methodDetails", "channelProgram"), [None, "", "x", 5, SOL_PAYER, SOL_TOKEN_2022]),
+    (("methodDetails", "recentBlockhash"), [None, "", "x", 5, SOL_PAYER, "1" * 32]),
+    (("methodDetails", "recentSlot"), [None, "0", "", 5, 352114093, "-1", "1.5", str(2**64 - 1), str(2**64),
+                                       "9" * 78, "9" * 79, "01"]),
+    (("methodDetails", "voucherSigner"), ["client", "operator", "operator", "server", "", None, 5]),
+    (("methodDetails", "operator"), [SOL_FEE_PAYER, SOL_PAYER, "x", None, 5]),
+    (("methodDetails", "channelId"), [SOL_CHANNEL, None, "", "x"]),
+    (("methodDetails",), [None, [], "x", {}]),
+]
+
 # usdc's Solana profile: the request's own members, the profile's type and its neighbours, and the Solana details
 # under methodDetails.solana.
 FIELDS["usdc-solana"] = [f for f in FIELDS["solana"] if f[0][0] != "methodDetails"] + [
@@ -291,6 +311,8 @@ FIELDS["usdc-solana"] = [f for f in FIELDS["solana"] if f[0][0] != "methodDetail
 
 
 def family(pairing):
+    if pairing == SOL_SESSION:
+        return "solana-session"
     if pairing == "mpp/charge/usdc/solana":
         return "usdc-solana"
     if pairing in ED25519:
@@ -611,7 +633,7 @@ SOLANA_ACCOUNTS = [
 
 
 def account(rng, b):
-    if b.base.pairing in ED25519:
+    if b.base.pairing in ED25519 or b.base.pairing == SOL_SESSION:
         b.case["account"] = rng.choice(SOLANA_ACCOUNTS)
         return f"account {b.case['account']}"
     b.case["account"] = rng.choice(ACCOUNTS)
@@ -646,6 +668,7 @@ PAIRING_INPUTS = {
     "mpp/charge/evm/permit2": ["spender", "x"],
     "mpp/charge/evm/transaction": ["accountNonce", "accountNonce", "x"],
     "mpp/session/evm": ["deposit", "credentialType", "authorizedSigner", "tokenDomain"],
+    SOL_SESSION: ["deposit", "deposit", "x"],
     "mpp/charge/solana": ["decimals", "tokenProgram", "recentBlockhash", "computeUnitLimit", "computeUnitPrice", "x"],
     "mpp/charge/usdc/solana": ["decimals", "tokenProgram", "recentBlockhash", "computeUnitLimit", "computeUnitPrice",
                                "x"],
@@ -684,6 +707,8 @@ def answer_variants(rng, base):
     if p in (mpp_tempo.SESSION, mpp_tempo.SUBSCRIPTION):
         return mpp_tempo.channel_answer_variants(rng, base, (PAYER_KEY, OTHER_KEY), sign)
     r = rng.random()
+    if p == SOL_SESSION:
+        return sol_session_answers(rng, base)
     if p in ED25519:
         if r < 0.5:
             e = rng.choice(EIP712_EDITS)
@@ -788,9 +813,78 @@ def answer_variants(rng, base):
     return lit, f"answers {compact(lit)}"
 
 
+def sol_session_answers(rng, base):
+    """The Solana session's answers: the open payload (SV2's) right, edited or of another form, then, for the
+    operator mode's proof, the payer's signature (or another key's, or a literal)."""
+    open_ = copy.deepcopy(base.presented["payload"])
+    v = rng.choice(["right", "channel", "channel not a key", "action", "no transaction", "transaction", "plant",
+                    "authentication", "not an object", "with proof", "proof other key", "proof literal", "three",
+                    "none"])
+    if v == "right":
+        return [open_], "the open"
+    if v == "channel":
+        open_["channelId"] = rng.choice([SOL_PAYER, SOL_FEE_PAYER, "1" * 32])
+    elif v == "channel not a key":
+        open_["channelId"] = rng.choice(["", "x", 5, None, "0" * 44])
+    elif v == "action":
+        open_["action"] = rng.choice(["voucher", "close", "use", "topUp", "OPEN", None, 5])
+    elif v == "no transaction":
+        del open_["transaction"]
+    elif v == "transaction":
+        open_["transaction"] = rng.choice(["", "AAAA", "x", 5, None, "A" * 2000, open_["transaction"][:-4],
+                                           open_["transaction"].rstrip("=")])
+    elif v == "plant":
+        plant = base.file["plants"]["solana"]
+        open_["transaction"], open_["channelId"] = plant["wireBase64"], plant["channel"]
+    elif v == "authentication":
+        open_["authentication"] = rng.choice([{}, "x", {"challengeId": "x"}, None])
+    elif v == "not an object":
+        return [rng.choice(LITERALS)], "the open not an object"
+    elif v == "with proof":
+        return [open_, sign(key=base.key)], "the open and the proof"
+    elif v == "proof other key":
+        return [open_, sign("none", SOL_OTHER_KEY)], "the open and another key's proof"
+    elif v == "proof literal":
+        lit = rng.choice(LITERALS + ["1" * 63, "1" * 64, "1" * 88, "1" * 89, "0" * 64])
+        return [open_, lit], f"the open and the proof {compact(lit)[:30]}"
+    elif v == "three":
+        return [open_, sign(key=base.key), sign(key=base.key)], "three answers"
+    else:
+        return [], "no answer"
+    return [open_], f"the open, {v}"
+
+
+def sol_operator_open(base):
+    """SV2's open with its open instruction's authorizedSigner (account 4) the message's static key 0, the fee payer's
+    key, which SV5 names as the operator: one account index byte of the message changed (its signatures are empty)."""
+    open_ = copy.deepcopy(base.presented["payload"])
+    wire = bytearray(base64.b64decode(open_["transaction"]))
+    # The open instruction: program index 13, 14 accounts, the payer (index 1) at account 4.
+    at = wire.find(bytes([0x0d, 0x0e, 0x01, 0x00, 0x09, 0x0a, 0x01]))
+    assert at >= 0, "SV2's open instruction"
+    wire[at + 6] = 0
+    open_["transaction"] = base64.b64encode(bytes(wire)).decode()
+    return open_
+
+
+def sol_operator(rng, b):
+    """The Solana session in operator mode (SV5's methodDetails): the open, then the payer's session proof; the open's
+    signer the operator, or SV2's own (the payer's, svm/signer-not-operator)."""
+    md = b.specs[0]["request"].setdefault("methodDetails", {})
+    md["voucherSigner"], md["operator"] = "operator", SOL_FEE_PAYER
+    own = rng.random() < 0.25
+    open_ = copy.deepcopy(b.base.presented["payload"]) if own else sol_operator_open(b.base)
+    b.case["finish"] = [{"answers": [open_, sign(key=b.base.key)]}, {"answers": [open_]}]
+    if rng.random() < 0.6:
+        b.transact(answers={"solana-session-open": open_, "ed25519-raw": sign(key=b.base.key)})
+    return "operator mode, " + ("SV2's open" if own else "the operator's open")
+
+
 def answers(rng, b):
     """Several finish calls, each with other answers; one over other bytes; one as another MPP pairing."""
     calls, names = [], []
+    if b.base.pairing == SOL_SESSION and rng.random() < 0.5:
+        names.append(sol_operator(rng, b))
     if b.base.pairing == "mpp/session/evm" and rng.random() < 0.5:
         b.case["inputs"]["credentialType"] = rng.choice(["hash", "permit2", "authorization"])
         b.case["finish"] = [{"answers": default_answers(b.base, b.case["inputs"])}]

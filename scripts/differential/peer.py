@@ -65,6 +65,7 @@ BINDINGS = {
     "mpp/charge/usdc/solana": t.MPP_CHARGE_USDC_SOLANA,
     "mpp/session/evm": t.MPP_SESSION_EVM,
     "mpp/session/lightning": t.MPP_SESSION_LIGHTNING,
+    "mpp/session/solana": t.MPP_SESSION_SOLANA,
     "mpp/session/tempo": t.MPP_SESSION_TEMPO,
     "mpp/subscription/stripe": t.MPP_SUBSCRIPTION_STRIPE,
     "mpp/subscription/tempo": t.MPP_SUBSCRIPTION_TEMPO,
@@ -306,6 +307,10 @@ def answer_of(spec, request):
         sign = spec["$sign"]
         if isinstance(request, dict) and request.get("kind") == "solana-message":
             got = ed25519_signature(sign["key"], request.get("message"))  # the key as an ed25519 seed
+        elif isinstance(request, dict) and request.get("kind") == "ed25519-raw":
+            # The Solana session's proof: the key as an ed25519 seed, in base58.
+            sig = ed25519_signature(sign["key"], request.get("message"))
+            got = None if sig is None else b58_encode(bytes.fromhex(sig[2:]))
         elif solana_batch(request):
             # A Solana batch-settlement opening: each request signed with the key as an ed25519 seed, in base58.
             sigs = [ed25519_signature(sign["key"], r.get("message")) for r in request["requests"]]

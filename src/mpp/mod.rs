@@ -46,7 +46,7 @@ pub(crate) mod nearintents;
 pub(crate) mod network;
 pub(crate) mod pieces;
 mod receipt;
-#[cfg(feature = "evm")]
+#[cfg(any(feature = "evm", feature = "solana"))]
 pub(crate) mod session_within;
 #[cfg(feature = "solana")]
 pub(crate) mod solana;

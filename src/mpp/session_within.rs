@@ -1,11 +1,12 @@
-//! What MPP's EVM-chain sessions (`mpp/session/evm`, `mpp/session/tempo`) share once a channel is held (the
-//! reference's `_session_within.py`): a payment's payload read within MPP's bounds, the choice of the within challenge
-//! for the hold, its legal context, the cumulative amount, and the one EIP-712 voucher request whose answer completes
-//! the within or close credential. Each session names what differs ([`SessionWithin`]): its id and method, how a
+//! What MPP's sessions (`mpp/session/evm`, `mpp/session/tempo`, `mpp/session/solana`) share once a channel is held
+//! (the reference's `_session_within.py`): a payment's payload read within MPP's bounds, the choice of the within
+//! challenge for the hold, its legal context and the cumulative amount; and, for the EVM-chain sessions, the one
+//! EIP-712 voucher request whose answer completes the within or close credential. Each session names what differs ([`SessionWithin`]): its id and method, how a
 //! challenge names a channel, and how the voucher is built from the held opening.
 
 use std::borrow::Cow;
 
+#[cfg(feature = "evm")]
 use alloy_primitives::B256;
 use ruint::aliases::U512;
 use serde_json::{Map, Value};
@@ -21,8 +22,10 @@ use crate::mpp::legal::from_lcp_string;
 use crate::mpp::pieces::on_network;
 use crate::mpp::values::{B64Json, json_within};
 use crate::pairing::{Batch, Quote, WithinArgs, WithinPlan};
+#[cfg(feature = "evm")]
 use crate::rail::evm::session::voucher_payload;
 use crate::refusal::{Reason, Refusal};
+#[cfg(feature = "evm")]
 use crate::signer::SigningRequest;
 
 /// The most challenges a within document is read for: MPP's cap.
@@ -85,7 +88,8 @@ pub(crate) enum Names {
 /// The voucher a session builds from its held opening: the within challenge (its snapshot, already of MPP's shape),
 /// the held opening, the held H, the cumulative amount, whether it closes, and the held network; the batch and its
 /// quote, or the refusal.
-pub(crate) type BuildWithin = fn(&Value, &Value, &AtrHash, U512, bool, &str) -> Result<(InChannel, Quote), Refusal>;
+pub(crate) type BuildWithin =
+    fn(&Value, &Value, &AtrHash, U512, bool, &str) -> Result<(Box<dyn Batch>, Quote), Refusal>;
 
 /// What one session pairing gives the shared within steps.
 pub(crate) struct SessionWithin {
@@ -189,15 +193,11 @@ pub(crate) fn plan_within(args: &WithinArgs<'_>, session: &SessionWithin) -> Res
     let cumulative = if close { charged } else { charged.saturating_add(amount) };
     let (batch, quote) = (session.build)(challenge, &hold.opening, args.h, cumulative, close, &hold.network)
         .map_err(|r| declined(DeclineCode::OfferUnreadable, r.code()))?;
-    Ok(WithinPlan {
-        batch: Box::new(batch),
-        cumulative: decimal::format(cumulative),
-        precheck: true,
-        quote: Some(quote),
-    })
+    Ok(WithinPlan { batch, cumulative: decimal::format(cumulative), precheck: true, quote: Some(quote) })
 }
 
 /// A later voucher, or the close's final voucher, in a channel opened under H: one EIP-712 request.
+#[cfg(feature = "evm")]
 #[derive(Debug, Clone)]
 pub(crate) struct InChannel {
     /// The one voucher request.
@@ -214,6 +214,7 @@ pub(crate) struct InChannel {
     pub(crate) descriptor: Option<Value>,
 }
 
+#[cfg(feature = "evm")]
 impl Batch for InChannel {
     fn requests(&self) -> &[SigningRequest] {
         &self.requests

@@ -187,6 +187,10 @@ signing_kinds! {
         TempoCalls = "tempo-calls",
         TempoKeyAuthorization = "tempo-key-authorization",
         SolanaMessage = "solana-message",
+        /// The values the wallet's channel client composes a Solana session's `open` from (`mpp/session/solana`):
+        /// `{salt, channelProgram, network, recentBlockhash, recentSlot}`, the salt H's first 8 bytes as a
+        /// little-endian u64. The client composes and signs the open transaction and answers the open payload, an
+        /// object `{action: "open", channelId, transaction, ...}`; the crate's local signer does not answer it.
         SolanaSessionOpen = "solana-session-open",
         Ed25519Raw = "ed25519-raw",
         StellarAuth = "stellar-auth",

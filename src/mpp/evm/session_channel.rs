@@ -18,7 +18,7 @@ use crate::mpp::methods::EVM_SESSION;
 use crate::mpp::session_within::{
     InChannel, Names, SessionWithin, payload_of, plan_within, session_request, within_echo,
 };
-use crate::pairing::{Channel, ChannelKind, ChannelRef, Quote, WithinArgs, WithinPlan};
+use crate::pairing::{Batch, Channel, ChannelKind, ChannelRef, Quote, WithinArgs, WithinPlan};
 use crate::rail::evm::session::voucher_typed_data;
 use crate::rail::evm::session::{SessionKind, SessionParams, channel_of, kind_of, named_channel};
 use crate::refusal::{Reason, Refusal};
@@ -105,7 +105,7 @@ fn build_within(
     cumulative: U512,
     close: bool,
     network: &str,
-) -> Result<(InChannel, Quote), Refusal> {
+) -> Result<(Box<dyn Batch>, Quote), Refusal> {
     let echo = within_echo(challenge)?;
     with_params(Some(&echo), |_, _| ())?;
     let cumulative = u128::try_from(cumulative).map_err(|_| Refusal::mpp(Reason::InputMalformed))?;
@@ -121,5 +121,5 @@ fn build_within(
         return Err(Refusal::mpp(Reason::IdNotOurs));
     }
     let requests = vec![SigningRequest::Eip712 { typed_data: typed }];
-    Ok((InChannel { requests, challenge: echo, channel, cumulative, close, descriptor: None }, quote))
+    Ok((Box::new(InChannel { requests, challenge: echo, channel, cumulative, close, descriptor: None }), quote))
 }

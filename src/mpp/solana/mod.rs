@@ -7,6 +7,8 @@
 //! The filters of the two methods are written here, beside the build, on the Solana rail ([`crate::rail::solana`]).
 
 mod filter;
+pub(crate) mod session;
+mod session_channel;
 
 use std::borrow::Cow;
 

@@ -15,7 +15,7 @@ use crate::json::Member;
 use crate::mpp::credential::{credential_shape, echoed_for};
 use crate::mpp::evm::session::INTENT;
 use crate::mpp::session_within::{InChannel, Names, SessionWithin, payload_of, plan_within, within_echo};
-use crate::pairing::{Channel, ChannelKind, ChannelRef, Quote, WithinArgs, WithinPlan};
+use crate::pairing::{Batch, Channel, ChannelKind, ChannelRef, Quote, WithinArgs, WithinPlan};
 use crate::rail::evm::session::{EvmAddress, escrow_voucher_typed_data};
 use crate::refusal::{Reason, Refusal};
 use crate::signer::SigningRequest;
@@ -106,7 +106,7 @@ fn build_within(
     cumulative: U512,
     close: bool,
     network: &str,
-) -> Result<(InChannel, Quote), Refusal> {
+) -> Result<(Box<dyn Batch>, Quote), Refusal> {
     let echo = within_echo(challenge)?;
     let within = params_of(Some(&echo))?;
     let held_params = params_of(opening.member("challenge"));
@@ -137,5 +137,5 @@ fn build_within(
     let text = |k: &str| request.member(k).and_then(Value::as_str).unwrap_or_default().to_owned();
     let quote = Quote::new(U256::from(cumulative), text("currency"), text("recipient"), network.to_owned(), INTENT);
     let requests = vec![SigningRequest::Eip712 { typed_data: typed }];
-    Ok((InChannel { requests, challenge: echo, channel: o.channel, cumulative, close, descriptor }, quote))
+    Ok((Box::new(InChannel { requests, challenge: echo, channel: o.channel, cumulative, close, descriptor }), quote))
 }
