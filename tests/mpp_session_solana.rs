@@ -17,6 +17,7 @@ use std::sync::Mutex;
 use base64::Engine as _;
 use serde_json::{Map, Value, json};
 use sha2::{Digest, Sha256};
+use support::rows::{request_of, unix_of};
 use support::{Reply, ScriptedFetch, paused, vectors};
 use terms::pairing::{Channel, ChannelHold, ChannelKind};
 use terms::rail::solana::{Key, Transaction, decode};
@@ -58,18 +59,6 @@ fn placed() -> Value {
     file()["SS1"]["solana"]["placed"].clone()
 }
 
-/// Unix seconds of an RFC 3339 `YYYY-MM-DDTHH:MM:SSZ` (days from the civil calendar).
-fn unix_of(text: &str) -> u64 {
-    let n = |a: usize, b: usize| text[a..b].parse::<i64>().unwrap();
-    let (y, m, d) = (n(0, 4), n(5, 7), n(8, 10));
-    let (y, m) = if m <= 2 { (y - 1, m + 9) } else { (y, m - 3) };
-    let era = y.div_euclid(400);
-    let yoe = y - era * 400;
-    let doy = (153 * m + 2) / 5 + d - 1;
-    let days = era * 146_097 + yoe * 365 + yoe / 4 - yoe / 100 + doy - 719_468;
-    u64::try_from(days * 86_400 + n(11, 13) * 3600 + n(14, 16) * 60 + n(17, 19)).unwrap()
-}
-
 /// The buyer's clock: one second before the file's `expires`. The B2 row names no time; the crate's choose skips a
 /// challenge that has expired, so the rows run at a time the challenge is live.
 fn now() -> u64 {
@@ -86,11 +75,6 @@ fn to_hex(bytes: &[u8]) -> String {
 
 fn b64(text: &Value) -> Vec<u8> {
     base64::engine::general_purpose::STANDARD.decode(text.as_str().unwrap()).unwrap()
-}
-
-fn request_of(c: &Value) -> Value {
-    let raw = base64::engine::general_purpose::URL_SAFE_NO_PAD.decode(c["request"].as_str().unwrap()).unwrap();
-    serde_json::from_slice(&raw).unwrap()
 }
 
 /// The challenge with its request replaced (base64url of its RFC 8785 form).

@@ -9,7 +9,8 @@ mod support;
 
 use base64::Engine as _;
 use serde_json::{Map, Value, json};
-use support::rows::{b64u_json, request_of, row};
+use support::rows::{b64u_json, request_of, row, unix_of};
+use support::solana::instructions_of;
 use support::vectors;
 use terms::pairing::{ChooseContext, Chosen};
 use terms::rail::solana::{Instruction, Key, Transaction, Version, compile, decode, program, signed_wire};
@@ -17,18 +18,6 @@ use terms::{Pairing, SigningRequest, atr_hash};
 
 const FILE: &str = "mpp-charge-solana.json";
 const ID: &str = "mpp/charge/solana";
-
-/// Unix seconds of an RFC 3339 `YYYY-MM-DDTHH:MM:SSZ` (days from the civil calendar).
-fn unix_of(text: &str) -> u64 {
-    let n = |a: usize, b: usize| text[a..b].parse::<i64>().unwrap();
-    let (y, m, d) = (n(0, 4), n(5, 7), n(8, 10));
-    let (y, m) = if m <= 2 { (y - 1, m + 9) } else { (y, m - 3) };
-    let era = y.div_euclid(400);
-    let yoe = y - era * 400;
-    let doy = (153 * m + 2) / 5 + d - 1;
-    let days = era * 146_097 + yoe * 365 + yoe / 4 - yoe / 100 + doy - 719_468;
-    u64::try_from(days * 86_400 + n(11, 13) * 3600 + n(14, 16) * 60 + n(17, 19)).unwrap()
-}
 
 /// The buyer's clock: one second before the file's `expires`. The reference's Solana charge reads no time (the B2
 /// row names none); the crate's choose skips a challenge that has expired (a house rule, compare.py's "an MPP
@@ -140,33 +129,6 @@ fn v2_edited(f: &Value, edit: impl FnOnce(&mut Vec<Instruction>)) -> Vec<u8> {
     edit(&mut instructions);
     let message = compile(Version::V0, &tx.keys[0], &tx.blockhash, &instructions).unwrap();
     unsigned_wire(&message)
-}
-
-/// A decoded message's instructions, each account's role read from the header.
-fn instructions_of(tx: &Transaction) -> Vec<Instruction> {
-    use terms::rail::solana::Role;
-    let role_of = |i: usize| {
-        let signer = i < usize::from(tx.required_signatures);
-        let writable = if signer {
-            i < usize::from(tx.required_signatures - tx.readonly_signed)
-        } else {
-            i < tx.keys.len() - usize::from(tx.readonly_unsigned)
-        };
-        match (signer, writable) {
-            (false, false) => Role::Readonly,
-            (false, true) => Role::Writable,
-            (true, false) => Role::ReadonlySigner,
-            (true, true) => Role::WritableSigner,
-        }
-    };
-    tx.instructions
-        .iter()
-        .map(|ix| Instruction {
-            program: *tx.program_of(ix).unwrap(),
-            accounts: ix.accounts.iter().map(|&i| (tx.keys[usize::from(i)], role_of(usize::from(i)))).collect(),
-            data: ix.data.clone(),
-        })
-        .collect()
 }
 
 #[test]

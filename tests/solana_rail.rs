@@ -3,6 +3,8 @@
 //! message V1 decompiles (its length, first byte and SHA-256), V2's partially signed wire, and the wire decoder's
 //! refusals of bytes that are not one transaction.
 
+mod support;
+
 use base64::Engine as _;
 use serde_json::Value;
 use sha2::{Digest, Sha256};
@@ -67,27 +69,7 @@ fn as_json(ix: &Instruction) -> Value {
 
 /// A decoded message's instructions in the vector's JSON form, each account's role read from the header.
 fn decompile(tx: &terms::rail::solana::Transaction) -> Vec<Value> {
-    let role_of = |i: usize| {
-        let signer = i < usize::from(tx.required_signatures);
-        let writable = if signer {
-            i < usize::from(tx.required_signatures - tx.readonly_signed)
-        } else {
-            i < tx.keys.len() - usize::from(tx.readonly_unsigned)
-        };
-        match (signer, writable) {
-            (false, false) => Role::Readonly,
-            (false, true) => Role::Writable,
-            (true, false) => Role::ReadonlySigner,
-            (true, true) => Role::WritableSigner,
-        }
-    };
-    tx.instructions
-        .iter()
-        .map(|ix| {
-            let accounts = ix.accounts.iter().map(|&i| (tx.keys[usize::from(i)], role_of(usize::from(i)))).collect();
-            as_json(&Instruction { program: *tx.program_of(ix).unwrap(), accounts, data: ix.data.clone() })
-        })
-        .collect()
+    support::solana::instructions_of(tx).iter().map(as_json).collect()
 }
 
 #[test]

@@ -5,39 +5,15 @@
 
 use serde_json::{Value, json};
 use terms::pairing::ChannelHold;
-use terms::rail::solana::{Instruction, Key, Role, Transaction, Version, compile, decode, signed_wire};
+use terms::rail::solana::{Instruction, Key, Version, compile, decode, signed_wire};
 use terms::{Answer, BoxFuture, Declined, Options, Signer, SignerError, SigningRequest, open_channel, within};
+
+use crate::support::solana::instructions_of;
 
 use super::{
     ABC, b64, bound_of, credential, details_of, operator_challenge, pairing, paused, payer, placed, presented,
     seller_challenge, transact_doc,
 };
-
-/// A decoded message's instructions, each account's role read from the header.
-fn instructions_of(tx: &Transaction) -> Vec<Instruction> {
-    let role_of = |i: usize| {
-        let signer = i < usize::from(tx.required_signatures);
-        let writable = if signer {
-            i < usize::from(tx.required_signatures - tx.readonly_signed)
-        } else {
-            i < tx.keys.len() - usize::from(tx.readonly_unsigned)
-        };
-        match (signer, writable) {
-            (false, false) => Role::Readonly,
-            (false, true) => Role::Writable,
-            (true, false) => Role::ReadonlySigner,
-            (true, true) => Role::WritableSigner,
-        }
-    };
-    tx.instructions
-        .iter()
-        .map(|ix| Instruction {
-            program: *tx.program_of(ix).unwrap(),
-            accounts: ix.accounts.iter().map(|&i| (tx.keys[usize::from(i)], role_of(usize::from(i)))).collect(),
-            data: ix.data.clone(),
-        })
-        .collect()
-}
 
 /// `payload` (an open payload) with its transaction recompiled, its signatures empty, after `edit` of its
 /// instructions (the channel program's `open` is at index 2).

@@ -32,6 +32,8 @@ use terms::{Body, Fetch, FetchError, Request, Response};
 
 pub mod net;
 pub mod rows;
+#[cfg(feature = "solana")]
+pub mod solana;
 pub mod world;
 
 /// A vector file from `tests/vectors/`.
