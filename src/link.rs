@@ -162,6 +162,18 @@ mod tests {
         assert_eq!(format!("{h253}.:65535").len(), MAX_AUTHORITY);
     }
 
+    /// A link that is not ASCII is read character by character: a letter in the path is allowed, a non-ASCII space
+    /// or separator anywhere is not, each as the Python reference answers it.
+    #[test]
+    fn a_link_that_is_not_ascii_is_refused_only_for_its_forbidden_characters() {
+        assert!(is_https_link("https://atr.seller.example/terms/\u{e9}"));
+        assert!(is_https_link("https://atr.seller.example/\u{fc}?q=\u{f6}"));
+        for refused in ["\u{a0}", "\u{2028}", "\u{3000}", "\u{1680}", "\u{205f}"] {
+            assert!(!is_https_link(&format!("https://atr.seller.example/\u{e9}{refused}")), "{refused:?}");
+        }
+        assert!(!is_https_link("https://b\u{fc}cher.example/"));
+    }
+
     #[test]
     fn numeric_hosts_are_read_as_whatwg_reads_them() {
         assert!(is_https_link("https://0x7f.1/"));
