@@ -185,6 +185,11 @@ mod tests {
         assert!(is_https_link("https://a.example./"));
         assert!(!is_https_link("https://a..example/"));
         assert!(!is_https_link("https://-a.example/"));
+        // Hyphens inside a label, and nothing else that is not a letter or digit, as the reference answers.
+        assert!(is_https_link("https://atr-1.seller.example/"));
+        assert!(is_https_link("https://a--b.example/x"));
+        assert!(!is_https_link("https://a_b.example/"));
+        assert!(!is_https_link("https://a!b.example/"));
     }
 }
 
