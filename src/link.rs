@@ -190,6 +190,10 @@ mod tests {
         assert!(is_https_link("https://a--b.example/x"));
         assert!(!is_https_link("https://a_b.example/"));
         assert!(!is_https_link("https://a!b.example/"));
+        // A port of at most five digits, leading zeros counted, though WHATWG would read six as port 1.
+        assert!(is_https_link("https://atr.seller.example:00443/"));
+        assert!(!is_https_link("https://atr.seller.example:000001/"));
+        assert!(!is_https_link("https://[::1]:000001/"));
     }
 }
 
