@@ -194,6 +194,10 @@ mod tests {
         assert!(is_https_link("https://atr.seller.example:00443/"));
         assert!(!is_https_link("https://atr.seller.example:000001/"));
         assert!(!is_https_link("https://[::1]:000001/"));
+        // A backslash (which WHATWG reads as a slash) and DEL, in an ASCII link, as the reference refuses them.
+        assert!(!is_https_link("https://atr.seller.example\\terms"));
+        assert!(!is_https_link("https://atr.seller.example/a\\b"));
+        assert!(!is_https_link("https://atr.seller.example/a\u{7f}"));
     }
 }
 
