@@ -7,7 +7,7 @@
 mod support;
 
 use serde_json::{Map, Value, json};
-use support::rows::{request_of, row};
+use support::rows::{request_of, row, unix_of};
 use support::{CountingSigner, Reply, ScriptedFetch, paused, vectors};
 use terms::pairing::{ChooseContext, Chosen};
 use terms::rail::tempo::transaction::TempoTransaction;
@@ -164,20 +164,8 @@ fn mv7_the_memos_and_calldata_the_build_writes() {
     assert_eq!(fields["chainId"], request_of(c)["methodDetails"]["chainId"]);
     assert_eq!(fields["broadcast"], false);
     // validBefore is the challenge's expires, in Unix seconds.
-    let expires = chrono_free_unix(c["expires"].as_str().unwrap());
+    let expires = unix_of(c["expires"].as_str().unwrap());
     assert_eq!(fields["validBefore"], json!(expires));
-}
-
-/// Unix seconds of an RFC 3339 `YYYY-MM-DDTHH:MM:SSZ` (days from the civil calendar, as the reference reads it).
-fn chrono_free_unix(text: &str) -> i64 {
-    let n = |a: usize, b: usize| text[a..b].parse::<i64>().unwrap();
-    let (y, m, d) = (n(0, 4), n(5, 7), n(8, 10));
-    let (y, m) = if m <= 2 { (y - 1, m + 9) } else { (y, m - 3) };
-    let era = y.div_euclid(400);
-    let yoe = y - era * 400;
-    let doy = (153 * m + 2) / 5 + d - 1;
-    let days = era * 146_097 + yoe * 365 + yoe / 4 - yoe / 100 + doy - 719_468;
-    days * 86_400 + n(11, 13) * 3600 + n(14, 16) * 60 + n(17, 19)
 }
 
 #[test]
