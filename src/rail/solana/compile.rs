@@ -1,7 +1,6 @@
 //! Compiling instructions into a legacy or v0 message with the account order of @solana/kit 8.4.0.
 
 use std::cmp::Ordering;
-use std::collections::HashMap;
 
 use super::key::Key;
 use super::wire::push_compact;
@@ -46,10 +45,41 @@ pub enum Version {
 /// The sort key of an alphanumeric ASCII string under `Intl.Collator("en", {caseFirst: "lower"})`, as @solana/kit
 /// orders addresses: digits before letters and letters alphabetical ignoring case first, then lower case before
 /// upper case from the left.
-fn collate(a: &str, b: &str) -> Ordering {
-    let primary = |c: u8| if c.is_ascii_digit() { c - b'0' } else { 10 + c.to_ascii_lowercase() - b'a' };
-    let first = a.bytes().map(primary).cmp(b.bytes().map(primary));
-    first.then_with(|| a.bytes().map(|c| c.is_ascii_uppercase()).cmp(b.bytes().map(|c| c.is_ascii_uppercase())))
+fn collate(a: &[u8], b: &[u8]) -> Ordering {
+    let primary = |c: &u8| if c.is_ascii_digit() { c - b'0' } else { 10 + c.to_ascii_lowercase() - b'a' };
+    let first = a.iter().map(primary).cmp(b.iter().map(primary));
+    first.then_with(|| a.iter().map(u8::is_ascii_uppercase).cmp(b.iter().map(u8::is_ascii_uppercase)))
+}
+
+/// A key's base58 text on the stack: the sort reads each account's text many times.
+struct Base58 {
+    text: [u8; 44],
+    len: usize,
+}
+
+impl Base58 {
+    fn of(key: &Key) -> Self {
+        let mut text = [0u8; 44];
+        let len = key.write_base58(&mut text);
+        Self { text, len }
+    }
+
+    fn text(&self) -> &[u8] {
+        self.text.get(..self.len).unwrap_or_default()
+    }
+}
+
+/// The role an account has been given so far, if it has one.
+fn role_of(roles: &[(Key, u8)], key: &Key) -> Option<u8> {
+    roles.iter().find(|(k, _)| k == key).map(|(_, r)| *r)
+}
+
+/// Sets an account's role (which the caller has joined with any role before), adding the account where new.
+fn merge(roles: &mut Vec<(Key, u8)>, key: Key, role: u8) {
+    match roles.iter_mut().find(|(k, _)| *k == key) {
+        Some((_, r)) => *r = role,
+        None => roles.push((key, role)),
+    }
 }
 
 /// The message bytes for `instructions` under `fee_payer` and `recent_blockhash`. The fee payer is the first
@@ -64,33 +94,38 @@ pub fn compile(
     instructions: &[Instruction],
 ) -> Result<Vec<u8>, Refusal> {
     let bad = super::input_malformed;
-    let mut roles: HashMap<Key, u8> = HashMap::from([(*fee_payer, WRITABLE | SIGNER)]);
+    // A message names at most 64 accounts, so a list searched in order is cheaper than a hashed map (and keeps the
+    // build free of a hasher's per-call seeding).
+    let mut roles: Vec<(Key, u8)> = vec![(*fee_payer, WRITABLE | SIGNER)];
     let mut invoked: Vec<Key> = Vec::new();
     for ix in instructions {
-        if ix.program == *fee_payer || roles.get(&ix.program).is_some_and(|r| r & WRITABLE != 0) {
+        if ix.program == *fee_payer || role_of(&roles, &ix.program).is_some_and(|r| r & WRITABLE != 0) {
             return Err(bad());
         }
-        roles.entry(ix.program).or_insert(0);
+        if role_of(&roles, &ix.program).is_none() {
+            roles.push((ix.program, 0));
+        }
         invoked.push(ix.program);
         for (address, role) in &ix.accounts {
             if address == fee_payer {
                 continue;
             }
-            let merged = roles.get(address).copied().unwrap_or(0) | *role as u8;
+            let merged = role_of(&roles, address).unwrap_or(0) | *role as u8;
             if merged & WRITABLE != 0 && invoked.contains(address) {
                 return Err(bad());
             }
-            roles.insert(*address, merged);
+            merge(&mut roles, *address, merged);
         }
     }
-    let mut others: Vec<(Key, u8, String)> =
-        roles.iter().filter(|(k, _)| *k != fee_payer).map(|(k, r)| (*k, *r, k.to_base58())).collect();
+    // The fee payer stays first; the others sort by class, then by their base58 text, written once each.
+    let mut others: Vec<(Key, u8, Base58)> = roles.iter().skip(1).map(|(k, r)| (*k, *r, Base58::of(k))).collect();
     others.sort_by(|a, b| {
         let class = |r: u8| (r & SIGNER == 0, r & WRITABLE == 0);
-        class(a.1).cmp(&class(b.1)).then_with(|| collate(&a.2, &b.2))
+        class(a.1).cmp(&class(b.1)).then_with(|| collate(a.2.text(), b.2.text()))
     });
-    let mut ordered: Vec<(Key, u8)> = vec![(*fee_payer, WRITABLE | SIGNER)];
-    ordered.extend(others.into_iter().map(|(k, r, _)| (k, r)));
+    roles.truncate(1);
+    roles.extend(others.into_iter().map(|(k, r, _)| (k, r)));
+    let ordered = roles;
     let signers = ordered.iter().filter(|(_, r)| r & SIGNER != 0).count();
     if ordered.len() > 64
         || signers > 12
@@ -101,8 +136,8 @@ pub fn compile(
     }
     let readonly_signers = ordered.iter().filter(|(_, r)| *r == SIGNER).count();
     let readonly_unsigned = ordered.iter().filter(|(_, r)| *r == 0).count();
-    let index: HashMap<Key, u8> = ordered.iter().zip(0u8..).map(|((k, _), i)| (*k, i)).collect();
-    let at = |k: &Key| index.get(k).copied().ok_or_else(bad);
+    // At most 64 accounts (checked above), so an index fits a u8.
+    let at = |k: &Key| ordered.iter().position(|(o, _)| o == k).and_then(|i| u8::try_from(i).ok()).ok_or_else(bad);
     let mut out = Vec::new();
     if version == Version::V0 {
         out.push(0x80);

@@ -21,9 +21,14 @@ impl Key {
     /// The key's base58 text.
     pub fn to_base58(&self) -> String {
         let mut out = [0u8; 44];
-        let len = usize::from(five8::encode_32(&self.0, &mut out));
+        let len = self.write_base58(&mut out);
         // five8 writes only characters of the Bitcoin alphabet, so the text is ASCII.
-        out.get(..len).map(|t| String::from_utf8_lossy(t).into_owned()).unwrap_or_default()
+        out.get(..len).and_then(|t| std::str::from_utf8(t).ok()).map(str::to_owned).unwrap_or_default()
+    }
+
+    /// Writes the key's base58 text (ASCII, 32 to 44 characters) at the start of `out`; returns its length.
+    pub(crate) fn write_base58(&self, out: &mut [u8; 44]) -> usize {
+        usize::from(five8::encode_32(&self.0, out))
     }
 
     /// The key's bytes.
