@@ -360,6 +360,26 @@ fn payment_required_of_a_string() {
     unreadable_challenge(b64_encode(br#""x402""#));
 }
 
+/// A challenge whose `accepts` is no list of options: declined `offer-unreadable` with the first refusal of the x402
+/// reads of the whole challenge that is not `x402/no-payable-option` (its version before its options), as the
+/// reference's `_unserved_code` gives it; nothing is signed.
+#[test]
+fn challenge_without_a_list_of_options() {
+    for (version, detail) in [(2, "x402/option-malformed"), (1, "x402/not-v2")] {
+        on_paused(async {
+            let b = Buyer::load();
+            let mut required = b.agreement("required");
+            required["accepts"] = json!("x");
+            required["x402Version"] = json!(version);
+            let text = serde_json::to_string(&required).unwrap();
+            let act = Act::status(402).header("PAYMENT-REQUIRED", &b64_encode(text.as_bytes()));
+            let w = World::new(vec![act], false).await;
+            let got = w.transact_with(&w.signer, &b.options()).await;
+            w.assert_unsent(&got, DeclineCode::OfferUnreadable, detail, 0);
+        });
+    }
+}
+
 /// One amount changed in the approved option: declined before anything is signed or sent; the agreement URL is
 /// not asked again (through `transact` the ATR is fetched again, as every call compares it; through `agree`
 /// nothing at all is fetched).
