@@ -402,6 +402,23 @@ fn approved_option_with_another_amount() {
     });
 }
 
+/// An approval whose challenge has a fault of its own (version 1) and whose option is not among its `accepts`: the
+/// challenge's fault is found first (`x402/not-v2`), as the reference checks the challenge whole before it looks
+/// the approved option up; nothing is signed or fetched from the agreement URL again.
+#[test]
+fn approved_challenge_fault_before_the_option() {
+    on_paused(async {
+        let b = Buyer::load();
+        let w = World::new(vec![challenge(&b), receipt(&b)], false).await;
+        let mut t = w.to_approve().await;
+        t.approve.required["x402Version"] = json!(1);
+        t.approve.option["amount"] = json!("2");
+        let got = w.transact_with(&w.signer, &b.options().approved(t.approve)).await;
+        w.assert_unsent(&got, DeclineCode::OfferUnreadable, "x402/not-v2", 0);
+        assert_eq!(w.api.count(), 1);
+    });
+}
+
 // ---------------------------------------------------------------------------------------------------------------
 // Cancellation at each stage.
 
