@@ -360,24 +360,46 @@ fn payment_required_of_a_string() {
     unreadable_challenge(b64_encode(br#""x402""#));
 }
 
-/// A challenge whose `accepts` is no list of options: declined `offer-unreadable` with the first refusal of the x402
-/// reads of the whole challenge that is not `x402/no-payable-option` (its version before its options), as the
-/// reference's `_unserved_code` gives it; nothing is signed.
+/// The agreement URL answers 402 with the fixture's challenge changed by `change`: the exchange declines with `code`
+/// and `detail` before anything is signed.
+fn challenge_declined(change: impl FnOnce(&mut serde_json::Value), code: DeclineCode, detail: &str) {
+    on_paused(async {
+        let b = Buyer::load();
+        let mut required = b.agreement("required");
+        change(&mut required);
+        let text = serde_json::to_string(&required).unwrap();
+        let act = Act::status(402).header("PAYMENT-REQUIRED", &b64_encode(text.as_bytes()));
+        let w = World::new(vec![act], false).await;
+        let got = w.transact_with(&w.signer, &b.options()).await;
+        w.assert_unsent(&got, code, detail, 0);
+    });
+}
+
+/// A challenge whose `accepts` is no list of options (not a list, no object in it, more than 32 entries) is declined
+/// `offer-unreadable` with the first refusal of the x402 reads of the whole challenge that is not
+/// `x402/no-payable-option` (its version before its options), else with that code, as the reference's `_select`
+/// gives each case.
 #[test]
 fn challenge_without_a_list_of_options() {
-    for (version, detail) in [(2, "x402/option-malformed"), (1, "x402/not-v2")] {
-        on_paused(async {
-            let b = Buyer::load();
-            let mut required = b.agreement("required");
-            required["accepts"] = json!("x");
-            required["x402Version"] = json!(version);
-            let text = serde_json::to_string(&required).unwrap();
-            let act = Act::status(402).header("PAYMENT-REQUIRED", &b64_encode(text.as_bytes()));
-            let w = World::new(vec![act], false).await;
-            let got = w.transact_with(&w.signer, &b.options()).await;
-            w.assert_unsent(&got, DeclineCode::OfferUnreadable, detail, 0);
-        });
-    }
+    let unreadable = DeclineCode::OfferUnreadable;
+    challenge_declined(|r| r["accepts"] = json!("x"), unreadable, "x402/option-malformed");
+    challenge_declined(|r| (r["accepts"], r["x402Version"]) = (json!("x"), json!(1)), unreadable, "x402/not-v2");
+    challenge_declined(|r| r["accepts"] = json!([]), unreadable, "x402/no-payable-option");
+    challenge_declined(|r| r["accepts"] = json!([1]), unreadable, "x402/no-payable-option");
+    let option = Buyer::load().agreement("required")["accepts"][0].clone();
+    challenge_declined(|r| r["accepts"] = json!(vec![option; 33]), unreadable, "x402/option-malformed");
+}
+
+/// Each option read alone: a refusal other than `x402/no-payable-option` (here the challenge's version) makes the
+/// decline `offer-unreadable` with it; options that no pairing serves make it `no-payable-option`.
+#[test]
+fn challenge_whose_options_are_unread() {
+    challenge_declined(|r| r["x402Version"] = json!(1), DeclineCode::OfferUnreadable, "x402/not-v2");
+    challenge_declined(
+        |r| r["accepts"][0]["scheme"] = json!("nope"),
+        DeclineCode::NoPayableOption,
+        "x402/no-payable-option",
+    );
 }
 
 /// One amount changed in the approved option: declined before anything is signed or sent; the agreement URL is
