@@ -424,6 +424,27 @@ fn approved_option_with_another_amount() {
     });
 }
 
+/// An approval whose option or payment request is not a JSON object is not an agreement payment: `agree` declines
+/// `no-payable-option` with `x402/input-malformed` before anything is fetched or signed, as the reference's
+/// `_is_agreement_payment` refuses it.
+#[test]
+fn approval_that_is_no_agreement_payment() {
+    on_paused(async {
+        let b = Buyer::load();
+        let w = World::new(vec![challenge(&b), receipt(&b)], false).await;
+        let t = w.to_approve().await;
+        let (mut no_option, mut no_request) = (t.approve.clone(), t.approve);
+        no_option.option = json!("x");
+        no_request.required = json!([1]);
+        for approve in [no_option, no_request] {
+            let got = terms::agree(&b.a(), &w.url, &w.signer, &w.fetch, &b.options().approved(approve)).await;
+            let Err(d) = got else { panic!("{got:?}") };
+            assert_eq!((d.code, d.detail.as_str()), (DeclineCode::NoPayableOption, "x402/input-malformed"));
+        }
+        assert_eq!((w.api.count(), w.atr.count(), w.signer.count()), (1, 1, 0));
+    });
+}
+
 /// An approval whose challenge has a fault of its own (version 1) and whose option is not among its `accepts`: the
 /// challenge's fault is found first (`x402/not-v2`), as the reference checks the challenge whole before it looks
 /// the approved option up; nothing is signed or fetched from the agreement URL again.
