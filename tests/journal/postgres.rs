@@ -199,7 +199,9 @@ async fn a_server_restarted_while_payments_are_in_flight_loses_none_and_the_agen
     let port = (port + 1).to_string();
     let script = concat!(env!("CARGO_MANIFEST_DIR"), "/scripts/pg-test-server");
     let run = |what: &str| {
-        let out = std::process::Command::new(script).args([what, &port]).output().unwrap();
+        let mut args: Vec<&str> = what.split(' ').collect();
+        args.insert(1, &port);
+        let out = std::process::Command::new(script).args(args).output().unwrap();
         assert!(out.status.success(), "pg-test-server {what}: {}", String::from_utf8_lossy(&out.stderr));
         String::from_utf8(out.stdout).unwrap().trim().to_owned()
     };
@@ -230,7 +232,9 @@ async fn a_server_restarted_while_payments_are_in_flight_loses_none_and_the_agen
         tokio::time::sleep(Duration::from_millis(5)).await;
     }
     let before = settled.load(Ordering::SeqCst);
-    tokio::task::block_in_place(|| (_stop.0)("restart"));
+    // Down a whole second, longer than the busy timeout: a journal write in that window cannot be saved by the
+    // journal's own retry, so the agents must see failures (a restart quicker than the timeout may hide it).
+    tokio::task::block_in_place(|| (_stop.0)("restart 1"));
     assert_ne!(pid(), first_pid, "the server did not restart");
     let back = settled.load(Ordering::SeqCst);
     for task in tasks {
