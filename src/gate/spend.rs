@@ -423,11 +423,6 @@ impl Options {
         self.spend_approved = Some(approval);
         self
     }
-
-    /// The purchase, where the caller named one.
-    pub fn get_purchase(&self) -> Option<&Purchase> {
-        self.purchase.as_ref()
-    }
 }
 
 /// A journal failure as a decline: `journal-failed`, `journal/<reason>`.
