@@ -260,3 +260,15 @@ fn the_example_policy_loads_and_places_payments() {
     let file = TempFile::new("policy.json", &json);
     assert_eq!(Policy::load(&file.0).unwrap(), policy);
 }
+
+#[test]
+fn policies_are_equal_only_when_their_rules_are() {
+    let five = load("policy.toml", &policy_text("\"5000000\"", "")).unwrap();
+    let again = load("policy.toml", &policy_text("\"5000000\"", "")).unwrap();
+    let six = load("policy.toml", &policy_text("\"6000000\"", "")).unwrap();
+    assert_eq!(five, again, "the same file read twice");
+    assert_ne!(five, six, "a cap of 5 USDC is not a cap of 6");
+    let json = load("policy.json", &serde_json::to_string(&five).unwrap()).unwrap();
+    assert_eq!(json, five, "the same rules written as JSON");
+    assert_ne!(json, six);
+}
