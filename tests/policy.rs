@@ -272,3 +272,35 @@ fn policies_are_equal_only_when_their_rules_are() {
     assert_eq!(json, five, "the same rules written as JSON");
     assert_ne!(json, six);
 }
+
+#[test]
+fn a_channel_is_held_to_the_cap_by_the_larger_of_its_deposit_and_its_amount() {
+    let policy = load("policy.toml", &policy_text("\"5000000\"", "")).unwrap();
+    let window = |q: Quote| q.with_window(Some(0), Some(NOW + 60));
+    let quote = |amount: u64| window(Quote::new(U256::from(amount), USDC, PAYEE, BASE, "exact"));
+    // A deposit under the amount does not lower what the cap is held against.
+    let small_deposit = quote(6_000_000).with_deposit(U256::from(1_000_000u64));
+    let refused = check(&policy, &small_deposit).unwrap_err();
+    assert_eq!(refused.reason, Reason::AmountAboveCap);
+    assert_eq!(refused.why, format!("the amount 6000000 (6 USDC) is above the cap 5000000 (5 USDC) for {BASE}/{USDC}"));
+    assert!(check(&policy, &quote(4_000_000).with_deposit(U256::from(1_000_000u64))).is_ok());
+    // A deposit over the amount is what the cap is held against.
+    let large_deposit = quote(1_000_000).with_deposit(U256::from(7_000_000u64));
+    let refused = check(&policy, &large_deposit).unwrap_err();
+    assert_eq!(refused.reason, Reason::AmountAboveCap);
+    assert!(refused.why.starts_with("the deposit 7000000 (7 USDC) is above the cap"), "{}", refused.why);
+}
+
+#[test]
+fn an_amount_under_one_unit_is_shown_with_its_leading_zero() {
+    let policy = load("policy.toml", &policy_text("\"100000\"", "")).unwrap();
+    for (amount, shown) in
+        [(500_000u64, "500000 (0.5 USDC)"), (250_001, "250001 (0.250001 USDC)"), (1_000_000, "1000000 (1 USDC)")]
+    {
+        let quote = Quote::new(U256::from(amount), USDC, PAYEE, BASE, "exact").with_window(Some(0), Some(NOW + 60));
+        let refused = check(&policy, &quote).unwrap_err();
+        assert_eq!(refused.reason, Reason::AmountAboveCap);
+        let expected = format!("the amount {shown} is above the cap 100000 (0.1 USDC) for ");
+        assert!(refused.why.starts_with(&expected), "{} does not start with {expected}", refused.why);
+    }
+}
