@@ -284,6 +284,9 @@ fn a_channel_is_held_to_the_cap_by_the_larger_of_its_deposit_and_its_amount() {
     assert_eq!(refused.reason, Reason::AmountAboveCap);
     assert_eq!(refused.why, format!("the amount 6000000 (6 USDC) is above the cap 5000000 (5 USDC) for {BASE}/{USDC}"));
     assert!(check(&policy, &quote(4_000_000).with_deposit(U256::from(1_000_000u64))).is_ok());
+    // A deposit equal to the amount is named as the amount.
+    let equal = check(&policy, &quote(6_000_000).with_deposit(U256::from(6_000_000u64))).unwrap_err();
+    assert!(equal.why.starts_with("the amount 6000000 (6 USDC) is above the cap"), "{}", equal.why);
     // A deposit over the amount is what the cap is held against.
     let large_deposit = quote(1_000_000).with_deposit(U256::from(7_000_000u64));
     let refused = check(&policy, &large_deposit).unwrap_err();
