@@ -36,6 +36,9 @@ mod codec;
 #[cfg(feature = "host")]
 #[cfg_attr(docsrs, doc(cfg(feature = "host")))]
 pub mod config;
+#[cfg(feature = "contract")]
+#[cfg_attr(docsrs, doc(cfg(feature = "contract")))]
+pub mod contract;
 mod decimal;
 mod decline;
 mod env;
@@ -79,6 +82,11 @@ mod payment;
 pub mod rail;
 mod refusal;
 mod registry;
+#[cfg_attr(
+    not(any(feature = "mpp", feature = "contract")),
+    allow(dead_code, reason = "the reader of MPP's and the contract's times")
+)]
+mod rfc3339;
 pub mod safety;
 #[cfg_attr(
     not(all(feature = "x402", feature = "evm")),
