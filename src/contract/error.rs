@@ -90,6 +90,10 @@ pub enum ContractError {
     /// Upstream receipts deeper than the bound the caller set.
     #[error("upstream receipts go deeper than {0}")]
     UpstreamTooDeep(usize),
+    /// A purchase the mandate's last link does not allow: another seller, another Verb, another currency, or more
+    /// than it allows for one task or one month. The chain itself may be sound.
+    #[error("the mandate does not allow this purchase: {0}")]
+    OutsideMandate(String),
 }
 
 impl ContractError {
@@ -114,6 +118,7 @@ impl ContractError {
             Self::Unfetchable { .. } => "contract/unfetchable",
             Self::UpstreamLoop(_) => "contract/upstream-loop",
             Self::UpstreamTooDeep(_) => "contract/upstream-too-deep",
+            Self::OutsideMandate(_) => "contract/outside-mandate",
         }
     }
 

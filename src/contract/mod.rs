@@ -7,11 +7,28 @@
 //! RFC 8785 (JCS) form of the document without its `signature` member, written `ed25519:` and the unpadded
 //! base64url of the 64 signature bytes, by the key its `kid` names in the signer's key list.
 
+mod check;
 mod error;
 mod read;
 mod sign;
 mod types;
 
+/// The most links a mandate chain may have: a person, and at most seven agents granting in turn. A longer chain is
+/// refused ([`ContractError::ChainTooLong`]) before any signature is checked, so a buyer never verifies an unbounded
+/// list of signatures.
+pub const MAX_CHAIN: usize = 8;
+
+/// How old a mandate presentation may be, in seconds: its `present` at most five minutes before now.
+pub const MAX_PRESENTATION_AGE: u64 = 300;
+
+/// How far a presentation's `present` may lie after now, in seconds: the two clocks (the agent's and the buyer's)
+/// are allowed to disagree by this much, no more, so a presentation cannot be made now to be used later.
+pub const MAX_CLOCK_SKEW: u64 = 30;
+
+pub use check::{
+    check_chain, check_fresh, check_mandate, check_output, check_presentation, check_purchase, check_quote,
+    check_terms, mandate_digest,
+};
 pub use error::ContractError;
 pub use read::{Document, MAX_DOCUMENT_BYTES, Signed, read, read_keys};
 pub use sign::{parse_signature, public_key_of, sign_object, signing_bytes};

@@ -1,7 +1,7 @@
 //! The six documents as plain serde data. Every member the contract names is typed; any other member is kept in
 //! `extra`, in the order it came, so a document read and written back is the document that was signed.
 //!
-//! Times are RFC 3339 texts, checked where a rule reads them ([`super::time`]); digests are written as the gate
+//! Times are RFC 3339 texts, checked where a rule reads them ([`super::check`]); digests are written as the gate
 //! writes H (`0x` and 64 hex digits: the SHA-256 of the exact bytes), so a contract's terms digest and an ATR's H
 //! are compared as one value; amounts are [`Amount`]s.
 
