@@ -90,6 +90,9 @@ pub enum ContractError {
     /// Upstream receipts deeper than the bound the caller set.
     #[error("upstream receipts go deeper than {0}")]
     UpstreamTooDeep(usize),
+    /// More upstream receipts in all than [`MAX_UPSTREAM`](super::MAX_UPSTREAM), however shallow.
+    #[error("more than {0} upstream receipts")]
+    UpstreamTooMany(usize),
     /// A purchase the mandate's last link does not allow: another seller, another Verb, another currency, or more
     /// than it allows for one task or one month. The chain itself may be sound.
     #[error("the mandate does not allow this purchase: {0}")]
@@ -118,6 +121,7 @@ impl ContractError {
             Self::Unfetchable { .. } => "contract/unfetchable",
             Self::UpstreamLoop(_) => "contract/upstream-loop",
             Self::UpstreamTooDeep(_) => "contract/upstream-too-deep",
+            Self::UpstreamTooMany(_) => "contract/upstream-too-many",
             Self::OutsideMandate(_) => "contract/outside-mandate",
         }
     }

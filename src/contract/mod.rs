@@ -9,6 +9,7 @@
 
 mod check;
 mod error;
+mod fetch;
 mod read;
 mod sign;
 mod types;
@@ -25,11 +26,16 @@ pub const MAX_PRESENTATION_AGE: u64 = 300;
 /// are allowed to disagree by this much, no more, so a presentation cannot be made now to be used later.
 pub const MAX_CLOCK_SKEW: u64 = 30;
 
+/// The most upstream receipts [`follow_upstream`] follows in all, whatever the depth: a receipt naming many
+/// upstream receipts at each level cannot make the buyer fetch without end.
+pub const MAX_UPSTREAM: usize = 64;
+
 pub use check::{
     check_chain, check_fresh, check_mandate, check_output, check_presentation, check_purchase, check_quote,
     check_terms, mandate_digest,
 };
 pub use error::ContractError;
+pub use fetch::{check_status, fetch_document, fetch_keys, follow_upstream};
 pub use read::{Document, MAX_DOCUMENT_BYTES, Signed, read, read_keys};
 pub use sign::{parse_signature, public_key_of, sign_object, signing_bytes};
 

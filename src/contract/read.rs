@@ -117,7 +117,7 @@ pub fn read_keys(bytes: &[u8]) -> Result<KeyList, ContractError> {
     KeyList::deserialize(Value::Object(object)).map_err(|e| ContractError::malformed("key list", e))
 }
 
-fn read_object(bytes: &[u8]) -> Result<Map<String, Value>, ContractError> {
+pub(super) fn read_object(bytes: &[u8]) -> Result<Map<String, Value>, ContractError> {
     if bytes.len() > MAX_DOCUMENT_BYTES {
         return Err(ContractError::NotJson(format!("{} bytes, more than {MAX_DOCUMENT_BYTES}", bytes.len())));
     }
