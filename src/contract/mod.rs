@@ -10,11 +10,13 @@
 mod error;
 mod read;
 mod sign;
+mod standing;
 mod types;
 
 pub use error::ContractError;
 pub use read::{Document, MAX_DOCUMENT_BYTES, Signed, read, read_keys};
 pub use sign::{parse_signature, public_key_of, sign_object, signing_bytes};
+pub use standing::{Uncounted, standing};
 
 pub use types::{
     Amount, Attestation, Challenge, CheckoutOffer, Extra, KeyList, Link, Mark, Offer, OfferCard, PayOffer,
