@@ -224,6 +224,12 @@ reasons! {
     ApprovalChanged => "approval-changed",
     /// Policy (ours): the payment is above the approval threshold and the call cannot hand it back for approval.
     ApprovalRequired => "approval-required",
+    /// Policy (ours): the seller is not proven (no verified attestation, or one below the policy's minimums), and
+    /// the policy refuses unproven sellers (`unproven = "refuse"`).
+    SellerUnproven => "seller-unproven",
+    /// Policy (ours): the seller is not proven and the amount is above the asset's probation cap (`unproven =
+    /// "probation"`); within the asset's cap, so a proven seller would be paid it.
+    ProbationCap => "probation-cap",
     /// Journal (ours): the journal cannot be read or written.
     Unavailable => "unavailable",
     /// Journal (ours): a payment for the same purchase is being signed by another attempt.

@@ -8,7 +8,7 @@ use std::sync::atomic::{AtomicUsize, Ordering};
 
 use ruint::aliases::U256;
 use terms::safety::policy::{Format, Policy, PolicyError, Problem};
-use terms::safety::{Allowed, PolicyRefusal, Purchase, Role, Spend, SpendPolicy};
+use terms::safety::{Allowed, Attested, PolicyRefusal, Purchase, Role, SellerStanding, Spend, SpendPolicy};
 use terms::{DeclineCode, Quote, Reason};
 
 const BASE: &str = "eip155:8453";
@@ -92,10 +92,14 @@ fn assert_syntax(result: Result<Policy, PolicyError>, format: Format, names: &st
 }
 
 fn check(policy: &Policy, quote: &Quote) -> Result<Allowed, PolicyRefusal> {
+    check_as(policy, quote, SellerStanding::Unproven)
+}
+
+fn check_as(policy: &Policy, quote: &Quote, seller: SellerStanding) -> Result<Allowed, PolicyRefusal> {
     let purchase = Purchase::new("GET", "https://api.seller.example/v1/forecast");
     let spend =
         Spend::new("x402/exact/eip155/eip3009", "eip155:8453:0xabc", quote, Some(&purchase), Role::Payment, NOW);
-    policy.check(&spend)
+    policy.check(&spend.with_seller(seller))
 }
 
 #[test]
@@ -241,6 +245,15 @@ fn the_example_policy_loads_and_places_payments() {
     assert_eq!(policy.asset_info(BASE, &USDC.to_ascii_lowercase()), Some(("USDC", 6)));
     assert_eq!(policy.cap(SEPOLIA, SEPOLIA_USDC), Some(U256::from(1_000_000u64)));
     let quote = Quote::new(U256::from(6_000_000u64), USDC, PAYEE, BASE, "exact").with_window(Some(0), Some(NOW + 60));
+    // Unproven, the seller is on probation: 1 USDC a payment on Base.
+    assert_eq!(check(&policy, &quote).unwrap_err().reason, Reason::ProbationCap);
+    let small = Quote::new(U256::from(1_000_000u64), USDC, PAYEE, BASE, "exact").with_window(Some(0), Some(NOW + 60));
+    assert!(!check(&policy, &small).unwrap().needs_approval);
+    // An attestation of 30 days, 1000 calls, 99% proves it; one call fewer does not.
+    let proven = SellerStanding::Attested(Attested::new(2_592_000, 1000, 990_000).unwrap());
+    let short = SellerStanding::Attested(Attested::new(2_592_000, 999, 990_000).unwrap());
+    assert_eq!(check_as(&policy, &quote, short).unwrap_err().reason, Reason::ProbationCap);
+    let check = |policy: &Policy, quote: &Quote| check_as(policy, quote, proven);
     let allowed = check(&policy, &quote).unwrap();
     assert!(allowed.needs_approval, "6 USDC is above the 5 USDC approval threshold");
     let scopes: Vec<_> = allowed.claims.iter().map(|c| (c.budget.as_str(), c.scope.as_str(), c.window)).collect();

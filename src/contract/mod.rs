@@ -12,6 +12,7 @@ mod error;
 mod fetch;
 mod read;
 mod sign;
+mod standing;
 mod types;
 
 /// The most links a mandate chain may have: a person, and at most seven agents granting in turn. A longer chain is
@@ -38,6 +39,7 @@ pub use error::ContractError;
 pub use fetch::{check_status, fetch_document, fetch_keys, follow_upstream};
 pub use read::{Document, MAX_DOCUMENT_BYTES, Signed, read, read_keys};
 pub use sign::{parse_signature, public_key_of, sign_object, signing_bytes};
+pub use standing::{Uncounted, standing};
 
 pub use types::{
     Amount, Attestation, Challenge, CheckoutOffer, Extra, KeyList, Link, Mark, Offer, OfferCard, PayOffer,

@@ -247,6 +247,7 @@ fn voucher_spend(
         purchase: options.purchase.as_ref(),
         role: Role::Voucher,
         now: options.clock.now(),
+        seller: options.seller,
     };
     let verdict = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| policy.check(&spend)))
         .unwrap_or_else(|_| Err(PolicyRefusal::new(Reason::QuoteUnknown, "the spend policy panicked")));

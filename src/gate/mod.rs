@@ -16,8 +16,8 @@ use serde_json::Value;
 pub use channels::{Within, open_channel, record_charge, within};
 pub(crate) use spend::journal_failed;
 pub use spend::{
-    Allowed, Answered, Begun, Claim, Ended, Intent, JournalError, PolicyRefusal, Purchase, Role, Spend, SpendApproval,
-    SpendJournal, SpendPolicy,
+    Allowed, Answered, Attested, Begun, Claim, Ended, Intent, JournalError, PolicyRefusal, Purchase, Role,
+    SellerStanding, Spend, SpendApproval, SpendJournal, SpendPolicy,
 };
 pub use types::{
     Agreement, AgreementPayment, AgreementReceipt, Checked, Confirmed, Document, Finish, Finished, Next, Options,
@@ -179,6 +179,7 @@ pub(crate) fn spend_check(
         purchase: options.purchase.as_ref(),
         role,
         now: options.clock.now(),
+        seller: options.seller,
     };
     let verdict = catch_unwind(AssertUnwindSafe(|| policy.check(&spend)))
         .unwrap_or_else(|_| Err(PolicyRefusal::new(Reason::QuoteUnknown, "the spend policy panicked")));

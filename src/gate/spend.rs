@@ -96,6 +96,67 @@ impl Role {
     }
 }
 
+/// What the buyer verified about the seller before paying, as a policy reads it: nothing (unproven), or a
+/// verifier's attested record of the seller's calls. It names no protocol: whoever verified the record (the signed
+/// agent contract's `terms::contract::standing`, or the caller's own check) turns it into these figures. The gate
+/// never verifies it; it passes it to the policy ([`Options::seller`]), and a policy may refuse or lower its limits
+/// for a seller it does not count as proven.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default)]
+#[non_exhaustive]
+pub enum SellerStanding {
+    /// Nothing verified about the seller: no attestation, or one that did not count. The default.
+    #[default]
+    Unproven,
+    /// A verifier's attestation, verified by the caller, with its figures.
+    Attested(Attested),
+}
+
+/// The figures of a seller's verified attestation. The success rate is kept as parts per million, an integer from 0
+/// to [`Attested::WHOLE`]: exact (no float rounding), totally ordered and hashable, so a policy's minimum is met or
+/// not with no tolerance, and six decimal places are finer than any figure an attestation writes.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub struct Attested {
+    window_seconds: u64,
+    calls: u64,
+    success_ppm: u32,
+}
+
+impl Attested {
+    /// A success rate of 1 (every call succeeded), in parts per million.
+    pub const WHOLE: u32 = 1_000_000;
+
+    /// The figures of an attestation: the length of the window it covers (seconds), the calls it saw, and the share of
+    /// them that succeeded in parts per million; `None` when the share is above [`Attested::WHOLE`].
+    pub const fn new(window_seconds: u64, calls: u64, success_ppm: u32) -> Option<Self> {
+        if success_ppm > Self::WHOLE {
+            return None;
+        }
+        Some(Self { window_seconds, calls, success_ppm })
+    }
+
+    /// The figures, the share above [`Attested::WHOLE`] read as it.
+    #[cfg_attr(not(feature = "contract"), allow(dead_code, reason = "the contract's standing builds it"))]
+    pub(crate) const fn saturating(window_seconds: u64, calls: u64, success_ppm: u32) -> Self {
+        let success_ppm = if success_ppm > Self::WHOLE { Self::WHOLE } else { success_ppm };
+        Self { window_seconds, calls, success_ppm }
+    }
+
+    /// The length of the window the attestation covers, in seconds.
+    pub const fn window_seconds(&self) -> u64 {
+        self.window_seconds
+    }
+
+    /// How many calls it saw.
+    pub const fn calls(&self) -> u64 {
+        self.calls
+    }
+
+    /// The share of them that succeeded, in parts per million (0 to [`Attested::WHOLE`]).
+    pub const fn success_ppm(&self) -> u32 {
+        self.success_ppm
+    }
+}
+
 /// One payment a policy is asked about.
 #[derive(Debug, Clone, Copy)]
 #[non_exhaustive]
@@ -112,10 +173,12 @@ pub struct Spend<'a> {
     pub role: Role,
     /// Now, from the options' clock (Unix seconds).
     pub now: u64,
+    /// What the buyer verified about the seller ([`Options::seller`]); [`SellerStanding::Unproven`] where nothing was.
+    pub seller: SellerStanding,
 }
 
 impl<'a> Spend<'a> {
-    /// A payment to ask a policy about.
+    /// A payment to ask a policy about, to a seller of unproven standing ([`Spend::with_seller`] to say more).
     pub const fn new(
         pairing: &'a str,
         account: &'a str,
@@ -124,7 +187,14 @@ impl<'a> Spend<'a> {
         role: Role,
         now: u64,
     ) -> Self {
-        Self { pairing, account, quote, purchase, role, now }
+        Self { pairing, account, quote, purchase, role, now, seller: SellerStanding::Unproven }
+    }
+
+    /// The same payment, to a seller of this standing.
+    #[must_use]
+    pub const fn with_seller(mut self, seller: SellerStanding) -> Self {
+        self.seller = seller;
+        self
     }
 }
 
@@ -414,6 +484,14 @@ impl Options {
     #[must_use]
     pub fn purchase(mut self, purchase: Purchase) -> Self {
         self.purchase = Some(purchase);
+        self
+    }
+
+    /// What the buyer verified about the seller, passed to the policy with every payment of the purchase (the payment,
+    /// its agreement payment, a channel's vouchers). Without it the seller is [`SellerStanding::Unproven`].
+    #[must_use]
+    pub fn seller(mut self, standing: SellerStanding) -> Self {
+        self.seller = standing;
         self
     }
 

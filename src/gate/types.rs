@@ -171,6 +171,7 @@ pub struct Options {
     pub(crate) journal: Option<Arc<dyn super::SpendJournal>>,
     pub(crate) purchase: Option<super::Purchase>,
     pub(crate) spend_approved: Option<super::SpendApproval>,
+    pub(crate) seller: super::SellerStanding,
 }
 
 impl Default for Options {
@@ -186,6 +187,7 @@ impl Default for Options {
             journal: None,
             purchase: None,
             spend_approved: None,
+            seller: super::SellerStanding::Unproven,
         }
     }
 }
@@ -202,6 +204,7 @@ impl fmt::Debug for Options {
             .field("journal", &self.journal)
             .field("purchase", &self.purchase)
             .field("spend_approved", &self.spend_approved)
+            .field("seller", &self.seller)
             .finish_non_exhaustive()
     }
 }

@@ -101,6 +101,8 @@ const CODES: &[(Reason, &str)] = &[
     (Reason::QuoteUnknown, "x402/quote-unknown"),
     (Reason::ApprovalChanged, "x402/approval-changed"),
     (Reason::ApprovalRequired, "x402/approval-required"),
+    (Reason::SellerUnproven, "policy/seller-unproven"),
+    (Reason::ProbationCap, "policy/probation-cap"),
     (Reason::Unavailable, "x402/unavailable"),
     (Reason::InFlight, "x402/in-flight"),
     (Reason::StateUnknown, "x402/state-unknown"),
@@ -245,4 +247,12 @@ fn nothing_to_sign_is_decided_on_the_reason() {
     assert!(Refusal::new("card", Reason::NoSignedPlace).is_nothing_to_sign());
     let others = Reason::ALL.iter().filter(|r| !matches!(r, Reason::NothingToSign | Reason::NoSignedPlace));
     assert!(others.map(|r| Refusal::x402(*r)).all(|r| !r.is_nothing_to_sign()));
+}
+
+#[test]
+fn the_seller_rules_codes_are_written_exactly() {
+    assert_eq!(Refusal::new("policy", Reason::SellerUnproven).code(), "policy/seller-unproven");
+    assert_eq!(Refusal::new("policy", Reason::ProbationCap).code(), "policy/probation-cap");
+    assert_eq!(Reason::SellerUnproven.as_str(), "seller-unproven");
+    assert_eq!(Reason::ProbationCap.as_str(), "probation-cap");
 }

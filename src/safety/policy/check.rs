@@ -1,5 +1,5 @@
-//! The checks of one payment against the index: resource, network, asset, payee, cap, window, budgets, approval,
-//! in that order, the first refusal returned.
+//! The checks of one payment against the index: resource, network, seller, unknown amount, asset, payee, cap (and
+//! the probation cap), window, budgets, approval, in that order, the first refusal returned.
 
 use std::borrow::Cow;
 
@@ -7,8 +7,8 @@ use ruint::aliases::U256;
 use url::Url;
 
 use super::compile::{Asset, Compiled, address_problem, normal};
-use super::file::Per;
-use crate::gate::{Allowed, Claim, PolicyRefusal, Purchase, Spend};
+use super::file::{Per, Unproven};
+use crate::gate::{Allowed, Attested, Claim, PolicyRefusal, Purchase, SellerStanding, Spend};
 use crate::pairing::Quote;
 use crate::refusal::Reason;
 
@@ -31,6 +31,16 @@ fn show(amount: U256, asset: &Asset) -> String {
     format!("{amount} ({units} {})", asset.symbol)
 }
 
+/// A rate in parts per million as a decimal from 0 to 1 (`990000` is `0.99`).
+fn rate(ppm: u32) -> String {
+    let (whole, fraction) = (ppm / 1_000_000, ppm % 1_000_000);
+    if fraction == 0 {
+        return whole.to_string();
+    }
+    let fraction = format!("{fraction:06}");
+    format!("{whole}.{}", fraction.trim_end_matches('0'))
+}
+
 fn http_url(text: &str) -> Option<Url> {
     Url::parse(text).ok().filter(|u| matches!(u.scheme(), "http" | "https"))
 }
@@ -44,6 +54,15 @@ impl Compiled {
         if !self.networks.contains(&quote.network) {
             let why = format!("network {:?} is not one the policy allows ({:?})", quote.network, self.networks);
             return refuse(Reason::NetworkNotAllowed, why);
+        }
+        let unproven = self.unproven(&spend.seller);
+        if let Some(why) = &unproven
+            && self.unproven == Unproven::Refuse
+        {
+            let why = format!(
+                "the seller is unproven ({why}), and the policy refuses unproven sellers (unproven = \"refuse\")"
+            );
+            return refuse(Reason::SellerUnproven, why);
         }
         if !quote.amount_known {
             if self.unknown_amount == super::UnknownAmount::Refuse {
@@ -70,6 +89,21 @@ impl Compiled {
             let why =
                 format!("{what} {} is above the cap {} for {}", show(amount, asset), show(asset.cap, asset), asset.key);
             return refuse(Reason::AmountAboveCap, why);
+        }
+        if let Some(why) = &unproven
+            && self.unproven == Unproven::Probation
+        {
+            // Every asset has a probation cap under probation (validated); none would hold nothing.
+            let cap = asset.probation_cap.unwrap_or(U256::ZERO);
+            if amount > cap {
+                let why = format!(
+                    "{what} {} is above the probation cap {} for {} while the seller is unproven ({why})",
+                    show(amount, asset),
+                    show(cap, asset),
+                    asset.key
+                );
+                return refuse(Reason::ProbationCap, why);
+            }
         }
         self.window(quote, spend.now)?;
         let mut origin: Option<String> = None;
@@ -100,6 +134,44 @@ impl Compiled {
         }
         let needs_approval = asset.approval_above.is_some_and(|above| amount > above);
         Ok(Allowed::new(claims).with_approval(needs_approval))
+    }
+
+    /// Why the seller is not proven, or `None` when it is (or when the policy does not read the standing): a proven
+    /// seller's standing is attested with figures meeting every minimum of the policy's `proof`.
+    fn unproven(&self, seller: &SellerStanding) -> Option<String> {
+        if self.unproven == Unproven::Allow {
+            return None;
+        }
+        let SellerStanding::Attested(attested) = seller else {
+            return Some("no verified attestation of the seller was given".to_owned());
+        };
+        let short = self.short(attested);
+        (!short.is_empty()).then(|| format!("its attestation falls short of the policy's proof: {}", short.join("; ")))
+    }
+
+    /// Each figure of the attestation below the policy's minimum, said.
+    fn short(&self, attested: &Attested) -> Vec<String> {
+        let mut short = Vec::new();
+        let proof = &self.proof;
+        if let Some(days) = proof.window_days {
+            let least = u128::from(days) * 86_400;
+            if u128::from(attested.window_seconds()) < least {
+                let window = attested.window_seconds();
+                short.push(format!("its window of {window} s is below min_window_days = {days} ({least} s)"));
+            }
+        }
+        if let Some(least) = proof.calls
+            && attested.calls() < least
+        {
+            short.push(format!("its {} calls are below min_calls = {least}", attested.calls()));
+        }
+        if let Some((least, written)) = &proof.success
+            && attested.success_ppm() < *least
+        {
+            let rate = rate(attested.success_ppm());
+            short.push(format!("its success rate {rate} is below min_success = \"{written}\""));
+        }
+        short
     }
 
     /// The purchase's URL under an allowed prefix: the URL parsed (`None` where any resource is allowed).

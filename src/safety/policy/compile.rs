@@ -8,7 +8,7 @@ use ruint::aliases::U256;
 use url::Url;
 
 use super::error::{PolicyError, Problem};
-use super::file::{Per, Rules};
+use super::file::{Per, Rules, Unproven};
 use crate::pairing::parse_atomic;
 
 /// The validated policy, indexed for its checks.
@@ -25,6 +25,17 @@ pub(super) struct Compiled {
     pub(super) deny: HashSet<String>,
     pub(super) max_validity: Option<u64>,
     pub(super) unknown_amount: super::UnknownAmount,
+    pub(super) unproven: Unproven,
+    pub(super) proof: Minimums,
+}
+
+/// The minimum figures of an attestation that proves a seller; `None`, no minimum.
+#[derive(Debug, Clone, Default)]
+pub(super) struct Minimums {
+    pub(super) window_days: Option<u64>,
+    pub(super) calls: Option<u64>,
+    /// Parts per million, and as written.
+    pub(super) success: Option<(u32, String)>,
 }
 
 /// An allowed resource prefix, parsed.
@@ -62,6 +73,8 @@ pub(super) struct Asset {
     pub(super) decimals: u8,
     pub(super) cap: U256,
     pub(super) approval_above: Option<U256>,
+    /// The cap for an unproven seller, with `unproven = "probation"` (then every asset has one).
+    pub(super) probation_cap: Option<U256>,
     pub(super) budgets: Vec<Budget>,
 }
 
@@ -134,6 +147,69 @@ pub(super) fn is_network(text: &str) -> bool {
 
 fn atomic(member: String, text: &str) -> Result<U256, PolicyError> {
     parse_atomic(text).ok_or_else(|| PolicyError::invalid(member, Problem::NotAnAmount(text.to_owned())))
+}
+
+/// A success rate in parts per million: `0` or `1`, then optionally a point and one to six digits, at most 1.
+pub(super) fn ppm(text: &str) -> Option<u32> {
+    let (whole, fraction) = match text.split_once('.') {
+        Some((w, f)) if !f.is_empty() && f.len() <= 6 && f.bytes().all(|b| b.is_ascii_digit()) => (w, f),
+        Some(_) => return None,
+        None => (text, ""),
+    };
+    let whole: u32 = match whole {
+        "0" => 0,
+        "1" => 1,
+        _ => return None,
+    };
+    let fraction = fraction.bytes().chain(std::iter::repeat(b'0')).take(6);
+    let fraction = fraction.fold(0u32, |n, d| n * 10 + u32::from(d - b'0'));
+    let value = whole * 1_000_000 + fraction;
+    (value <= 1_000_000).then_some(value)
+}
+
+/// The probation caps on their assets, and the seller rules' members checked against `unproven`.
+fn seller_rules(rules: &Rules, assets: &mut [Asset]) -> Result<Minimums, PolicyError> {
+    let mut seen: Vec<Option<&String>> = vec![None; assets.len()];
+    for (reference, written) in &rules.probation.caps {
+        let member = format!("probation.caps.{reference:?}");
+        let Some(i) = listed(assets, reference) else {
+            return Err(PolicyError::invalid(member, Problem::UnlistedAsset(reference.clone())));
+        };
+        let cap = atomic(member.clone(), written)?;
+        if let Some(Some(first)) = seen.get(i) {
+            return Err(PolicyError::invalid(member, Problem::DuplicateProbationCap(String::clone(first))));
+        }
+        if let (Some(asset), Some(seen)) = (assets.get_mut(i), seen.get_mut(i)) {
+            if cap > asset.cap {
+                let problem = Problem::ProbationAboveCap { probation: written.clone(), cap: asset.cap.to_string() };
+                return Err(PolicyError::invalid(member, problem));
+            }
+            asset.probation_cap = Some(cap);
+            *seen = Some(reference);
+        }
+    }
+    match rules.unproven {
+        Unproven::Probation => {
+            if let Some(bare) = assets.iter().find(|a| a.probation_cap.is_none()) {
+                return Err(PolicyError::invalid("probation.caps", Problem::ProbationCapMissing(bare.key.clone())));
+            }
+        }
+        other if !rules.probation.is_empty() => {
+            return Err(PolicyError::invalid("probation", Problem::ProbationUnused(other.as_str())));
+        }
+        _ => {}
+    }
+    if rules.unproven == Unproven::Allow && !rules.proof.is_empty() {
+        return Err(PolicyError::invalid("proof", Problem::ProofUnused));
+    }
+    let success = match &rules.proof.min_success {
+        None => None,
+        Some(text) => match ppm(text) {
+            Some(value) => Some((value, text.clone())),
+            None => return Err(PolicyError::invalid("proof.min_success", Problem::NotARate(text.clone()))),
+        },
+    };
+    Ok(Minimums { window_days: rules.proof.min_window_days, calls: rules.proof.min_calls, success })
 }
 
 fn prefix(member: &str, text: &str) -> Result<Prefix, PolicyError> {
@@ -219,6 +295,7 @@ pub(super) fn compile(rules: &Rules) -> Result<Compiled, PolicyError> {
             decimals: a.decimals,
             cap,
             approval_above: None,
+            probation_cap: None,
             budgets: Vec::new(),
         });
     }
@@ -259,6 +336,7 @@ pub(super) fn compile(rules: &Rules) -> Result<Compiled, PolicyError> {
         asset.budgets.push(Budget { name: b.name.clone(), window, limit, per: b.per });
     }
 
+    let proof = seller_rules(rules, &mut assets)?;
     let allow = rules.payees.allow.as_deref().map(|list| payees("payees.allow", list)).transpose()?;
     let deny = payees("payees.deny", &rules.payees.deny)?;
     Ok(Compiled {
@@ -270,5 +348,7 @@ pub(super) fn compile(rules: &Rules) -> Result<Compiled, PolicyError> {
         deny,
         max_validity: rules.max_validity_seconds,
         unknown_amount: rules.unknown_amount,
+        unproven: rules.unproven,
+        proof,
     })
 }

@@ -124,4 +124,29 @@ pub enum Problem {
     /// An asset reference (`<network>/<address>`) naming no listed asset.
     #[error("{0:?} names no asset in assets (write <network>/<address> of a listed asset)")]
     UnlistedAsset(String),
+    /// A success rate that is not a decimal from 0 to 1 with at most six places.
+    #[error(
+        "{0:?} is not a success rate: write a quoted decimal from \"0\" to \"1\" with at most six places, e.g. \"0.99\""
+    )]
+    NotARate(String),
+    /// A probation cap above the asset's cap: probation only lowers it.
+    #[error("the probation cap {probation} is above the asset's cap {cap}: probation only lowers a cap")]
+    ProbationAboveCap {
+        /// The probation cap, as written.
+        probation: String,
+        /// The asset's cap.
+        cap: String,
+    },
+    /// A second probation cap for one asset (the other's key in `probation.caps`).
+    #[error("the same asset as probation.caps.{0:?}")]
+    DuplicateProbationCap(String),
+    /// With `unproven = "probation"`, a listed asset (its `<network>/<address>`) with no probation cap.
+    #[error("unproven = \"probation\" and the asset {0:?} has no probation cap (write one; \"0\" pays nothing)")]
+    ProbationCapMissing(String),
+    /// Probation caps in a policy whose `unproven` is not `"probation"` (what it is): they would never apply.
+    #[error("probation caps apply only with unproven = \"probation\", and the policy says unproven = \"{0}\"")]
+    ProbationUnused(&'static str),
+    /// Proof minimums in a policy whose `unproven` is `"allow"`: no rule would read them.
+    #[error("proof minimums are read only with unproven = \"probation\" or \"refuse\", and the policy says \"allow\"")]
+    ProofUnused,
 }

@@ -15,6 +15,7 @@ use serde::{Deserialize, Serialize};
 /// networks = ["eip155:8453"]
 /// max_validity_seconds = 3600
 /// approval_above = { "eip155:8453/0x833589fCD6eDb6E08f4c7C32D4f71b54bdA02913" = "5000000" }
+/// unproven = "probation"
 ///
 /// [[assets]]
 /// network = "eip155:8453"
@@ -31,6 +32,14 @@ use serde::{Deserialize, Serialize};
 /// asset = "eip155:8453/0x833589fCD6eDb6E08f4c7C32D4f71b54bdA02913"
 /// window = "day"
 /// limit = "50000000"
+///
+/// [probation]
+/// caps = { "eip155:8453/0x833589fCD6eDb6E08f4c7C32D4f71b54bdA02913" = "100000" }
+///
+/// [proof]
+/// min_window_days = 30
+/// min_calls = 1000
+/// min_success = "0.99"
 /// ```
 #[derive(Debug, Clone, PartialEq, Eq, Default, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
@@ -63,6 +72,109 @@ pub struct Rules {
     /// back for a person's approval.
     #[serde(default, skip_serializing_if = "UnknownAmount::is_refuse")]
     pub unknown_amount: UnknownAmount,
+    /// What a payment to a seller the policy does not count as proven gets ([`Unproven`]): paid as any other (the
+    /// default), paid within the lower caps of [`Rules::probation`], or refused. A seller is proven when the caller
+    /// passed a verified attestation ([`SellerStanding`](crate::safety::SellerStanding)) whose figures meet every
+    /// minimum of [`Rules::proof`].
+    #[serde(default, skip_serializing_if = "Unproven::is_allow")]
+    pub unproven: Unproven,
+    /// The lower limits an unproven seller is paid within, with `unproven = "probation"` (and only then).
+    #[serde(default, skip_serializing_if = "ProbationRule::is_empty")]
+    pub probation: ProbationRule,
+    /// The figures a seller's attestation must meet for the seller to count as proven, with `unproven` set to
+    /// `"probation"` or `"refuse"` (and only then). Absent, any verified attestation proves.
+    #[serde(default, skip_serializing_if = "ProofRule::is_empty")]
+    pub proof: ProofRule,
+}
+
+/// What a payment to an unproven seller gets ([`Rules::unproven`]), written `"allow"`, `"probation"` or `"refuse"`.
+///
+/// The default, `"allow"`, is ours: the seller's standing is new to the policy, and with it every policy written
+/// before keeps exactly the meaning it had (a buyer who never passes a standing sees no change).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+#[non_exhaustive]
+pub enum Unproven {
+    /// Paid as a proven seller is: the standing is not read. The default.
+    #[default]
+    Allow,
+    /// Paid within [`ProbationRule::caps`] instead of the assets' caps; above one, refused `policy/probation-cap`.
+    Probation,
+    /// Refused, `policy/seller-unproven`, whatever the amount.
+    Refuse,
+}
+
+impl Unproven {
+    fn is_allow(&self) -> bool {
+        *self == Self::Allow
+    }
+
+    /// As written, e.g. `probation`.
+    pub const fn as_str(self) -> &'static str {
+        match self {
+            Self::Allow => "allow",
+            Self::Probation => "probation",
+            Self::Refuse => "refuse",
+        }
+    }
+}
+
+/// The lower limits an unproven seller is paid within ([`Rules::probation`]).
+///
+/// ```toml
+/// unproven = "probation"
+///
+/// [probation]
+/// caps = { "eip155:8453/0x833589fCD6eDb6E08f4c7C32D4f71b54bdA02913" = "100000" }
+/// ```
+#[derive(Debug, Clone, PartialEq, Eq, Default, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+#[non_exhaustive]
+pub struct ProbationRule {
+    /// Per asset (`<network>/<address>`, a listed asset): the most one payment to an unproven seller may move, in
+    /// atomic units, at most the asset's `cap`. With `unproven = "probation"` every listed asset has one (`"0"` pays
+    /// an unproven seller nothing in it).
+    #[serde(default, skip_serializing_if = "BTreeMap::is_empty", deserialize_with = "amount_map")]
+    pub caps: BTreeMap<String, String>,
+}
+
+impl ProbationRule {
+    /// Whether nothing is written.
+    pub fn is_empty(&self) -> bool {
+        self.caps.is_empty()
+    }
+}
+
+/// The minimum figures of a seller's attestation for the seller to count as proven ([`Rules::proof`]). A figure not
+/// written has no minimum; an attestation below any written one leaves the seller unproven.
+///
+/// ```toml
+/// [proof]
+/// min_window_days = 30
+/// min_calls = 1000
+/// min_success = "0.99"
+/// ```
+#[derive(Debug, Clone, PartialEq, Eq, Default, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+#[non_exhaustive]
+pub struct ProofRule {
+    /// The shortest window the attestation may cover, in days of 86,400 seconds.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub min_window_days: Option<u64>,
+    /// The fewest calls it may have seen.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub min_calls: Option<u64>,
+    /// The lowest share of them that may have succeeded: a quoted decimal from `"0"` to `"1"` with at most six
+    /// places (`"0.99"`), exact as parts per million; a number is not read.
+    #[serde(default, skip_serializing_if = "Option::is_none", deserialize_with = "rate")]
+    pub min_success: Option<String>,
+}
+
+impl ProofRule {
+    /// Whether nothing is written.
+    pub fn is_empty(&self) -> bool {
+        self.min_window_days.is_none() && self.min_calls.is_none() && self.min_success.is_none()
+    }
 }
 
 /// What a payment of an unknown amount gets ([`Rules::unknown_amount`]), written `"refuse"` or `"approve"`.
@@ -217,6 +329,28 @@ impl Visitor<'_> for AmountText {
 /// checked when the policy is validated, so the error names the member.
 fn amount<'de, D: Deserializer<'de>>(deserializer: D) -> Result<String, D::Error> {
     deserializer.deserialize_str(AmountText)
+}
+
+const RATE_TEXT: &str = "a success rate: a quoted decimal from \"0\" to \"1\", e.g. \"0.99\" (numbers are not read)";
+
+struct RateText;
+
+impl Visitor<'_> for RateText {
+    type Value = Option<String>;
+
+    fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(RATE_TEXT)
+    }
+
+    fn visit_str<E: de::Error>(self, text: &str) -> Result<Option<String>, E> {
+        Ok(Some(text.to_owned()))
+    }
+}
+
+/// A success rate's text: a string, and nothing else (a number is an error that says to quote it, as an amount's
+/// is: a float would not keep `0.99` exactly). Its form is checked when the policy is validated.
+fn rate<'de, D: Deserializer<'de>>(deserializer: D) -> Result<Option<String>, D::Error> {
+    deserializer.deserialize_str(RateText)
 }
 
 #[derive(Deserialize)]

@@ -1,7 +1,7 @@
 //! The buyer's spend policy, read from a file: which resources, networks, assets and payees a payment may name, the
-//! most one payment may move, the budgets it counts against, the longest its authorisation may be valid, and the
-//! amount above which a person approves it. [`Policy`] is the [`SpendPolicy`] the gate asks before anything is
-//! fetched or signed.
+//! most one payment may move, the budgets it counts against, the longest its authorisation may be valid, the
+//! amount above which a person approves it, and what a seller of unproven standing gets. [`Policy`] is the
+//! [`SpendPolicy`] the gate asks before anything is fetched or signed.
 //!
 //! ```
 //! use terms::safety::policy::Policy;
@@ -32,6 +32,8 @@
 //!   `/v1/../admin` is `/admin`. A payment that names no purchase refuses. `resources = ["*"]` turns the rule off:
 //!   any URL, and no purchase at all.
 //! - **network** (`network-not-allowed`): the quote's CAIP-2 network, exactly as listed.
+//! - **seller** (`seller-unproven`, ours): with `unproven = "refuse"`, a payment to a seller the policy does not count
+//!   as proven refuses, whatever it pays (before the amount is read: a charge of unknown amount too).
 //! - **unknown amount** (`amount-unknown`): a quote that names no amount (a card or checkout charge) is refused, or,
 //!   with `unknown_amount = "approve"`, allowed only once a person approves it (after the window rule; no asset,
 //!   payee, cap or budget rule applies, as the quote names none).
@@ -41,18 +43,48 @@
 //!   one (the zero address) refuse; then one denied, or not allowed where `payees.allow` is present.
 //! - **amount** (`amount-above-cap`): the money that can move must be within the asset's `cap`. For a channel opening
 //!   that is the larger of the amount and the deposit; the budgets and the approval threshold read the same value.
+//! - **probation** (`probation-cap`, ours): with `unproven = "probation"`, a payment to an unproven seller must be
+//!   within the asset's probation cap as well. It comes after the cap, so the two codes tell the agent apart what no
+//!   standing would pay (`amount-above-cap`) from what a proven seller would be paid (`probation-cap`).
 //! - **window** (`window-too-long`): with `max_validity_seconds` set, the authorisation's end (`valid_before`) less
 //!   its start or now, whichever is later, must be within it; a quote that names no end refuses.
 //! - **budget** (`budget-exhausted`): a payment above the whole limit of one of its asset's budgets refuses here;
 //!   otherwise each budget becomes a [`Claim`](crate::safety::Claim) (scoped `""`, or to the payee, lowercased when
 //!   `0x`-hex, or to the URL's origin) that the journal reserves against what its window already holds.
 //! - **approval**: above `approval_above` for its asset, the payment is allowed only once a person approves it.
+//!
+//! # The seller's standing
+//!
+//! What the buyer verified about the seller reaches the policy as a [`SellerStanding`](super::SellerStanding),
+//! given with [`Options::seller`](crate::Options::seller) and read by every payment of the purchase (the payment,
+//! its agreement payment, a channel's vouchers): [`Unproven`](super::SellerStanding::Unproven) (the default, when
+//! none is given), or [`Attested`](super::Attested) with a verifier's figures. The gate does not verify it; the
+//! caller does (with the `contract` feature, `terms::contract::standing` reads it from an offer card and the
+//! verifier's attestation, both verified). These choices are ours:
+//!
+//! - `unproven = "allow" | "probation" | "refuse"`. The default is `"allow"`, which does not read the standing, so
+//!   every policy written before the rule keeps its meaning.
+//! - A seller is **proven** when its standing is attested with figures that meet every minimum of `[proof]`:
+//!   `min_window_days` (days of 86,400 s, against the window's length in seconds, exactly), `min_calls`, and
+//!   `min_success`, a quoted decimal from `"0"` to `"1"` with at most six places, compared exactly as parts per
+//!   million (an attestation's rate is kept so, never a float). A minimum not written is none; with no `[proof]`,
+//!   any attestation proves. An attestation below a minimum leaves the seller unproven, and the refusal says which
+//!   figures fell short.
+//! - `[probation]` `caps` are per asset (`"<network>/<address>" = "<atomic amount>"`, as `approval_above`), each of
+//!   a listed asset and not above its cap. With `unproven = "probation"` every listed asset has one (`"0"` pays an
+//!   unproven seller nothing in it), so no asset falls back to its full cap by omission. Probation lowers the
+//!   per-payment cap only: the budgets and the approval threshold stay; a payment of unknown amount is refused or
+//!   handed to a person as `unknown_amount` says, as no cap can hold it.
+//! - A rule that could never apply does not load: probation caps without `unproven = "probation"`, and `[proof]`
+//!   with `unproven = "allow"` (a policy that reads as stricter than it is lets another payment through).
 
 mod check;
 mod compile;
 mod error;
 mod file;
 
+#[cfg(test)]
+mod seller_tests;
 #[cfg(test)]
 mod tests;
 
@@ -62,7 +94,7 @@ use ruint::aliases::U256;
 use serde::{Deserialize, Deserializer, Serialize, Serializer};
 
 pub use error::{Format, PolicyError, Problem};
-pub use file::{AssetRule, BudgetRule, Payees, Per, Rules, UnknownAmount, Window};
+pub use file::{AssetRule, BudgetRule, Payees, Per, ProbationRule, ProofRule, Rules, UnknownAmount, Unproven, Window};
 
 use super::{Allowed, PolicyRefusal, Spend, SpendPolicy};
 use compile::{Compiled, compile};
