@@ -166,23 +166,28 @@ pub fn rows() -> Vec<Row> {
     KIND_FILES.iter().flat_map(|f| rows_of(f)).collect()
 }
 
-fn read_and_verify<T: Document>(text: &str, keys: &KeyList) -> Result<Signed<T>, ContractError> {
-    let signed = read::<T>(text.as_bytes())?;
+fn read_and_verify<T: Document>(bytes: &[u8], keys: &KeyList) -> Result<Signed<T>, ContractError> {
+    let signed = read::<T>(bytes)?;
     signed.verify(keys)?;
     Ok(signed)
 }
 
-/// The text read as the document `kind` and its signature verified under `keys`.
-pub fn verify_text(kind: &str, text: &str, keys: &KeyList) -> Result<(), ContractError> {
+/// The bytes read as the document `kind` and its signature verified under `keys`.
+pub fn verify_bytes(kind: &str, bytes: &[u8], keys: &KeyList) -> Result<(), ContractError> {
     match kind {
-        "offer-card" => read_and_verify::<OfferCard>(text, keys).map(drop),
-        "quote" => read_and_verify::<Quote>(text, keys).map(drop),
-        "presentation" => read_and_verify::<Presentation>(text, keys).map(drop),
-        "challenge" => read_and_verify::<Challenge>(text, keys).map(drop),
-        "receipt" => read_and_verify::<Receipt>(text, keys).map(drop),
-        "attestation" => read_and_verify::<Attestation>(text, keys).map(drop),
+        "offer-card" => read_and_verify::<OfferCard>(bytes, keys).map(drop),
+        "quote" => read_and_verify::<Quote>(bytes, keys).map(drop),
+        "presentation" => read_and_verify::<Presentation>(bytes, keys).map(drop),
+        "challenge" => read_and_verify::<Challenge>(bytes, keys).map(drop),
+        "receipt" => read_and_verify::<Receipt>(bytes, keys).map(drop),
+        "attestation" => read_and_verify::<Attestation>(bytes, keys).map(drop),
         other => panic!("unknown kind {other}"),
     }
+}
+
+/// The text read as the document `kind` and its signature verified under `keys`.
+pub fn verify_text(kind: &str, text: &str, keys: &KeyList) -> Result<(), ContractError> {
+    verify_bytes(kind, text.as_bytes(), keys)
 }
 
 /// The links of a presentation's text (read, not verified), each with the object it was signed as.
