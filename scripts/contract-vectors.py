@@ -325,7 +325,7 @@ def signature_variants(sig):
     ]
 
 
-def rows_for(kind, build, keys, time_member, change):
+def rows_for(kind, build, keys, change):
     prefix = keys
     current, retired, unlisted = f"{prefix}-2026", f"{prefix}-2025", f"{prefix}-9"
     rows = []
@@ -454,7 +454,7 @@ def files():
             "about": f"The {kind} rows of the contract vectors: the document's exact text, the key list of keys.json "
                      f"that verifies it and the expected verdict. Signing time member: `{time_member}`. Written by "
                      "scripts/contract-vectors.py; do not edit.",
-            "rows": rows_for(kind, build, keys, time_member, change),
+            "rows": rows_for(kind, build, keys, change),
         }
     return {name: json.dumps(body, ensure_ascii=False, indent=2) + "\n" for name, body in out.items()}
 
