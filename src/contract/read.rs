@@ -2,10 +2,11 @@
 //! object, a `contract` version this crate reads, then the typed shape. The object as received is kept beside the
 //! typed value: the signature is checked over it, not over a value written back.
 
+use std::cell::Cell;
 use std::collections::HashSet;
 use std::fmt;
 
-use serde::de::{self, DeserializeOwned, Deserializer, MapAccess, SeqAccess, Visitor};
+use serde::de::{self, DeserializeOwned, DeserializeSeed, Deserializer, MapAccess, SeqAccess, Visitor};
 use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value};
 
@@ -110,11 +111,18 @@ pub fn read<T: Document>(bytes: &[u8]) -> Result<Signed<T>, ContractError> {
     Ok(Signed { doc, object })
 }
 
-/// Reads a signer's key list from its bytes, with the same rules as [`read`].
+/// Reads a signer's key list from its bytes, with the same rules as [`read`], and no `kid` listed twice (which of
+/// two keys a document's `kid` names could not be told). Each key's `alg`, bytes and dates are checked when a
+/// document names it ([`Signed::verify`]): a list may carry a key this crate cannot use beside those it can.
 pub fn read_keys(bytes: &[u8]) -> Result<KeyList, ContractError> {
     let object = read_object(bytes)?;
     check_version(&object)?;
-    KeyList::deserialize(Value::Object(object)).map_err(|e| ContractError::malformed("key list", e))
+    let list = KeyList::deserialize(Value::Object(object)).map_err(|e| ContractError::malformed("key list", e))?;
+    let mut seen = HashSet::new();
+    if let Some(twice) = list.keys.iter().find(|k| !seen.insert(k.kid.as_str())) {
+        return Err(ContractError::malformed("key list", format_args!("the kid `{}` is listed twice", twice.kid)));
+    }
+    Ok(list)
 }
 
 pub(super) fn read_object(bytes: &[u8]) -> Result<Map<String, Value>, ContractError> {
@@ -126,15 +134,11 @@ pub(super) fn read_object(bytes: &[u8]) -> Result<Map<String, Value>, ContractEr
         return Err(ContractError::NotJson("nested more than 64 levels".into()));
     }
     let mut de = serde_json::Deserializer::from_str(text);
-    let value = match Unique::deserialize(&mut de) {
-        Ok(Unique(v)) => v,
-        Err(e) => {
-            return Err(match e.to_string().strip_prefix(DUPLICATE) {
-                Some(rest) => ContractError::DuplicateMember(rest.split(" at line").next().unwrap_or(rest).to_owned()),
-                None => ContractError::NotJson(e.to_string()),
-            });
-        }
-    };
+    let repeated = Cell::new(None);
+    let value = Unique(&repeated).deserialize(&mut de).map_err(|e| match repeated.take() {
+        Some(name) => ContractError::DuplicateMember(name),
+        None => ContractError::NotJson(e.to_string()),
+    })?;
     de.end().map_err(|e| ContractError::NotJson(e.to_string()))?;
     match value {
         Value::Object(o) => Ok(o),
@@ -156,20 +160,21 @@ fn check_version(object: &Map<String, Value>) -> Result<(), ContractError> {
     }
 }
 
-const DUPLICATE: &str = "duplicate member ";
+/// A JSON value read with every object's member names checked for repeats: the first name found twice is put in
+/// the cell (and the read fails), so the name is the one in the text whatever it holds. (Not the error's message:
+/// serde_json takes a message ending in ` at line L column C` for a position, and a name can end so.)
+#[derive(Clone, Copy)]
+struct Unique<'a>(&'a Cell<Option<String>>);
 
-/// A JSON value read with every object's member names checked for repeats.
-struct Unique(Value);
+impl<'de> DeserializeSeed<'de> for Unique<'_> {
+    type Value = Value;
 
-impl<'de> Deserialize<'de> for Unique {
-    fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
-        deserializer.deserialize_any(UniqueVisitor).map(Unique)
+    fn deserialize<D: Deserializer<'de>>(self, deserializer: D) -> Result<Value, D::Error> {
+        deserializer.deserialize_any(self)
     }
 }
 
-struct UniqueVisitor;
-
-impl<'de> Visitor<'de> for UniqueVisitor {
+impl<'de> Visitor<'de> for Unique<'_> {
     type Value = Value;
 
     fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
@@ -199,7 +204,7 @@ impl<'de> Visitor<'de> for UniqueVisitor {
     }
     fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<Value, A::Error> {
         let mut items = Vec::new();
-        while let Some(Unique(v)) = seq.next_element()? {
+        while let Some(v) = seq.next_element_seed(self)? {
             items.push(v);
         }
         Ok(Value::Array(items))
@@ -209,9 +214,10 @@ impl<'de> Visitor<'de> for UniqueVisitor {
         let mut seen = HashSet::new();
         while let Some(name) = map.next_key::<String>()? {
             if !seen.insert(name.clone()) {
-                return Err(de::Error::custom(format_args!("{DUPLICATE}{name}")));
+                self.0.set(Some(name));
+                return Err(de::Error::custom("a member appears twice"));
             }
-            let Unique(v) = map.next_value()?;
+            let v = map.next_value_seed(self)?;
             object.insert(name, v);
         }
         Ok(Value::Object(object))

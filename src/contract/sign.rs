@@ -56,10 +56,16 @@ impl KeyList {
 }
 
 impl PublishedKey {
-    /// Whether the key was valid at `at` (Unix seconds): at or after `from`, and before `until` where it is retired.
+    /// Whether the key was valid at `at` (Unix seconds, a whole second): at or after `from`, and before `until` where
+    /// it is retired. The key's dates are compared with their fractions of a second.
     pub fn valid_at(&self, at: i64) -> Result<bool, ContractError> {
-        let from = unix(&self.from)?;
-        let until = self.until.as_deref().map(unix).transpose()?;
+        self.valid_at_instant((at, 0))
+    }
+
+    /// Whether the key was valid at the instant `at` (Unix seconds and nanoseconds).
+    fn valid_at_instant(&self, at: (i64, u32)) -> Result<bool, ContractError> {
+        let from = instant(&self.from)?;
+        let until = self.until.as_deref().map(instant).transpose()?;
         Ok(from <= at && until.is_none_or(|u| at < u))
     }
 
@@ -85,8 +91,8 @@ impl<T: Document> Signed<T> {
             _ => return Err(ContractError::SignatureMalformed),
         };
         let key = keys.key(doc.kid()).ok_or_else(|| ContractError::KeyUnknown(doc.kid().to_owned()))?;
-        let at = unix(doc.signed_at())?;
-        if !key.valid_at(at)? {
+        let at = instant(doc.signed_at())?;
+        if !key.valid_at_instant(at)? {
             return Err(ContractError::KeyNotValid { kid: key.kid.clone(), at: doc.signed_at().to_owned() });
         }
         let bytes = signing_bytes(self.object())?;
@@ -97,4 +103,17 @@ impl<T: Document> Signed<T> {
 /// An RFC 3339 time as Unix seconds, or `Time`.
 pub(crate) fn unix(text: &str) -> Result<i64, ContractError> {
     crate::rfc3339::unix_of(text).ok_or_else(|| ContractError::Time(text.to_owned()))
+}
+
+/// An RFC 3339 time as Unix seconds and the nanoseconds of its fraction, or `Time`: a key retired at `…:00.5Z` did
+/// not sign at `…:00.7Z`, though both are the same whole second.
+pub(crate) fn instant(text: &str) -> Result<(i64, u32), ContractError> {
+    let seconds = unix(text)?;
+    // `unix_of` read the form `YYYY-MM-DDTHH:MM:SS[.1-9 digits]…`: a fraction starts at byte 19.
+    if text.as_bytes().get(19) != Some(&b'.') {
+        return Ok((seconds, 0));
+    }
+    let digits = text.get(20..).unwrap_or_default().bytes().take_while(u8::is_ascii_digit).take(9);
+    let (value, count) = digits.fold((0u32, 0u32), |(n, c), d| (n * 10 + u32::from(d - b'0'), c + 1));
+    Ok((seconds, value * 10u32.pow(9 - count)))
 }
