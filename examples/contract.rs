@@ -63,8 +63,11 @@ fn x402_offer(h: &str) -> Value {
     })
 }
 
+/// What the stand-in seller serves: bytes by URL.
+type Served = HashMap<String, Vec<u8>>;
+
 /// Every document the stand-in seller serves, by URL, plus the 402 challenge's body.
-fn seller() -> Result<(HashMap<String, Vec<u8>>, Vec<u8>), Box<dyn std::error::Error>> {
+fn seller() -> Result<(Served, Vec<u8>), Box<dyn std::error::Error>> {
     let h = terms::atr_hash(ATR).to_hex();
     let terms = json!({"digest": h, "refund": "a failed call is not charged", "license": "internal use"});
     let mut docs = HashMap::new();
@@ -119,7 +122,7 @@ fn seller() -> Result<(HashMap<String, Vec<u8>>, Vec<u8>), Box<dyn std::error::E
 }
 
 /// The stand-in seller as the buyer's `Fetch`: each URL answers its bytes, anything else 404.
-struct Seller(HashMap<String, Vec<u8>>);
+struct Seller(Served);
 
 impl Fetch for Seller {
     fn get<'a>(&'a self, request: Request<'a>) -> BoxFuture<'a, Result<Response, FetchError>> {

@@ -93,8 +93,10 @@ fn has_seller(sellers: &[String], seller: &str) -> bool {
 /// Checks the rules of a mandate chain, signatures aside: at most [`MAX_CHAIN`] links (`ChainTooLong`), at least
 /// one, and each link below the first granted by the agent of the link above (`who` = the above's `agent`), for the
 /// same person (`for`), in the same currency, and no wider: its sellers (compared without regard to ASCII case) and
-/// Verbs each a subset of the above's, its `per_month` and `per_task` no larger, its `until` no later. Any of these
-/// is `ChainBroken` with the link's index. A link past its `until` at `now` is `Expired`.
+/// Verbs each a subset of the above's, its `per_month` and `per_task` no larger, its `until` no later, and issued no
+/// earlier than the link above (a grant cannot predate the grant it derives from) and no later than now (with
+/// [`MAX_CLOCK_SKEW`]). Any of these is `ChainBroken` with the link's index. A link past its `until` at `now` is
+/// `Expired`.
 pub fn check_chain(chain: &[Link], now: u64) -> Result<(), ContractError> {
     if chain.len() > MAX_CHAIN {
         return Err(ContractError::ChainTooLong(chain.len()));
@@ -102,13 +104,21 @@ pub fn check_chain(chain: &[Link], now: u64) -> Result<(), ContractError> {
     if chain.is_empty() {
         return Err(ContractError::ChainBroken { index: 0, detail: "is missing: the chain is empty".into() });
     }
-    let mut above: Option<(&Link, i64)> = None;
+    let mut above: Option<(&Link, i64, i64)> = None;
     for (index, link) in chain.iter().enumerate() {
         let until = unix(&link.until)?;
-        if let Some((up, up_until)) = above {
-            no_wider(link, until, up, up_until).map_err(|detail| ContractError::ChainBroken { index, detail })?;
+        let issued = unix(&link.issued)?;
+        let broken = |detail| ContractError::ChainBroken { index, detail };
+        if i128::from(issued) > i128::from(now) + i128::from(MAX_CLOCK_SKEW) {
+            return Err(broken(format!("was issued at {}, after now", link.issued)));
         }
-        above = Some((link, until));
+        if let Some((up, up_issued, up_until)) = above {
+            if issued < up_issued {
+                return Err(broken(format!("was issued at {}, before the link above it ({})", link.issued, up.issued)));
+            }
+            no_wider(link, until, up, up_until).map_err(broken)?;
+        }
+        above = Some((link, issued, until));
     }
     chain.iter().try_for_each(|link| not_past(&link.until, now, Link::NAME))
 }
@@ -143,7 +153,7 @@ fn no_wider(link: &Link, until: i64, up: &Link, up_until: i64) -> Result<(), Str
 }
 
 /// Checks a mandate presentation whole, cheapest first: at most [`MAX_CHAIN`] links, fresh and unexpired
-/// ([`check_fresh`]), the chain's rules ([`check_chain`]), then every link's signature under the key list of its
+/// ([`check_fresh`]), the chain's rules ([`check_chain`]), an `expires` no later than the last link's `until`, then every link's signature under the key list of its
 /// `who`, and the presentation's own signature under the key list of the presenting agent (the last link's
 /// `agent`). `keys` answers a signer's key list by its name (a person's or an agent's, as the links write them);
 /// a signer it has no list for is `KeyUnknown` with the document's `kid`. A signature that fails is the error
@@ -158,6 +168,13 @@ where
     }
     check_fresh(doc, now)?;
     check_chain(&doc.chain, now)?;
+    // The presentation may not outlive the narrowest grant it presents.
+    if let Some((index, last)) = doc.chain.iter().enumerate().next_back() {
+        if unix(&doc.expires)? > unix(&last.until)? {
+            let detail = format!("ends at {}, before the presentation's expires ({})", last.until, doc.expires);
+            return Err(ContractError::ChainBroken { index, detail });
+        }
+    }
     for link in presentation.links()? {
         let list = keys(&link.doc().who).ok_or_else(|| ContractError::KeyUnknown(link.doc().kid.clone()))?;
         link.verify(list)?;

@@ -48,8 +48,8 @@ pub enum ContractError {
     /// The document names a time after which it no longer holds, and that time has passed.
     #[error("the {0} has expired")]
     Expired(&'static str),
-    /// A mandate presentation more than five minutes old (or from the future).
-    #[error("the presentation was made at {0}, more than five minutes from now")]
+    /// A mandate presentation made more than five minutes before now, or more than the allowed clock skew after it.
+    #[error("the presentation was made at {0}: more than five minutes ago, or later than now")]
     Stale(String),
     /// A digest the document names does not match what the buyer holds.
     #[error("the {member} digest does not match: the document names {named}, the buyer holds {held}")]
@@ -70,7 +70,7 @@ pub enum ContractError {
         detail: String,
     },
     /// A chain longer than [`MAX_CHAIN`](super::MAX_CHAIN) links.
-    #[error("the mandate chain has {0} links, more than 8")]
+    #[error("the mandate chain has {0} links, more than {max}", max = super::MAX_CHAIN)]
     ChainTooLong(usize),
     /// The mandate's status address answered `revoked`.
     #[error("the mandate is revoked")]

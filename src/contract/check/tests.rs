@@ -339,3 +339,42 @@ fn a_purchase_is_held_to_the_last_link() {
         Err(ContractError::ChainBroken { index: 0, .. })
     ));
 }
+
+#[test]
+fn a_link_is_issued_no_earlier_than_the_link_above_and_not_after_now() {
+    // Issued at the same instant as the link above: a grant made at once passes.
+    let mut links = chain();
+    links[2].issued = "2025-12-31T00:00:00Z".into();
+    check_chain(&links, T0).unwrap();
+    // One second before the link above it derives from: broken at that link.
+    links[2].issued = "2025-12-30T23:59:59Z".into();
+    let e = check_chain(&links, T0).unwrap_err();
+    assert_eq!(broken_at(&e).0, 2);
+    assert!(broken_at(&e).1.contains("before the link above it"), "{e}");
+    // Issued after now: within the clock skew passes, one second past it breaks.
+    let mut links = chain();
+    links[1].issued = "2026-01-01T00:00:30Z".into();
+    links[2].issued = "2026-01-01T00:00:30Z".into();
+    check_chain(&links, T0).unwrap();
+    links[2].issued = "2026-01-01T00:00:31Z".into();
+    let e = check_chain(&links, T0).unwrap_err();
+    assert_eq!(broken_at(&e).0, 2);
+    assert!(broken_at(&e).1.contains("after now"), "{e}");
+    // An issued time that is not RFC 3339 is refused as such.
+    let mut links = chain();
+    links[0].issued = "yesterday".into();
+    assert_eq!(check_chain(&links, T0), Err(ContractError::Time("yesterday".into())));
+}
+
+#[test]
+fn a_presentation_may_not_outlive_its_last_link() {
+    let book = key_book();
+    let keys = |who: &str| book.get(who);
+    // The presentation's expires (01:00) equal to the last link's until passes; a second earlier breaks it.
+    let at_end = presentation(|links| links[1]["until"] = json!("2026-01-01T01:00:00Z"));
+    check_presentation(&at_end, keys, T0).unwrap();
+    let short = presentation(|links| links[1]["until"] = json!("2026-01-01T00:59:59Z"));
+    let e = check_presentation(&short, keys, T0).unwrap_err();
+    assert_eq!(broken_at(&e).0, 1);
+    assert!(broken_at(&e).1.contains("before the presentation's expires"), "{e}");
+}
