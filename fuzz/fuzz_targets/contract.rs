@@ -16,8 +16,8 @@ use std::sync::OnceLock;
 use libfuzzer_sys::fuzz_target;
 use serde_json::Value;
 use terms::contract::{
-    Attestation, Challenge, ContractError, Document, KeyList, OfferCard, Presentation, Quote, Receipt, public_key_of, read,
-    read_keys, sign_object, signing_bytes,
+    Attestation, Challenge, ContractError, Document, KeyList, OfferCard, Presentation, Quote, Receipt, public_key_of,
+    read, read_keys, sign_object, signing_bytes,
 };
 
 fn code_of(e: &ContractError) {

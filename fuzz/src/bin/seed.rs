@@ -257,6 +257,36 @@ fn main() {
         put("journal_record", name, &[&[moving][..], &join(&columns)].concat());
     }
 
+    // contract: every row of the contract vectors (a selector byte for its kind, then its exact text), and every
+    // key list and key-list row as the selector 6.
+    let contract = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../tests/vectors/contract");
+    let kinds = ["offer-card", "quote", "presentation", "challenge", "receipt", "attestation"];
+    for entry in std::fs::read_dir(&contract).expect("tests/vectors/contract") {
+        let path = entry.expect("an entry").path();
+        let file: Value = serde_json::from_str(&std::fs::read_to_string(&path).expect("a file")).expect("JSON");
+        for row in file["rows"].as_array().into_iter().flatten() {
+            let kind = row["kind"].as_str().expect("a kind");
+            let selector = kinds.iter().position(|k| *k == kind).expect("a known kind") as u8;
+            let text = row["text"].as_str().expect("a text");
+            put(
+                "contract",
+                &row["name"].as_str().expect("a name").replace('/', "_"),
+                &[&[selector][..], text.as_bytes()].concat(),
+            );
+        }
+        for row in file["list_rows"].as_array().into_iter().flatten() {
+            let text = row["text"].as_str().expect("a text");
+            put(
+                "contract",
+                &format!("keys-{}", row["name"].as_str().expect("a name").replace('/', "_")),
+                &[&[6u8][..], text.as_bytes()].concat(),
+            );
+        }
+        for (name, list) in file["lists"].as_object().into_iter().flatten() {
+            put("contract", &format!("list-{name}"), &[&[6u8][..], js(list).as_bytes()].concat());
+        }
+    }
+
     println!("wrote {count} seeds under {}", dir.display());
 }
 
