@@ -7,6 +7,9 @@
 //! - `confirm` takes a build's refusal as "nothing to sign" only when it says so: any other build refusal declines;
 //! - after a signer that moves the money itself, a decline of `finish` carries what moved; after one that does not,
 //!   or one that gave no answer (none, or `null`), it carries nothing.
+//! - `transact` completes the build `confirm` made rather than building the payment again (the kept build is used
+//!   only when made with the hash of the bytes being finished: `==` turned to `!=` there made every payment build
+//!   twice, unseen).
 //!
 //! The pairing is a stub of ours whose every answer the test sets.
 
@@ -210,4 +213,65 @@ fn a_null_answer_is_no_answer_and_nothing_moved() {
     let two = [Answer::new(Value::Null), Answer::new(json!("0xsigned"))];
     let moved = finish(ATR, &chosen(&moving), &two, &moving).unwrap_err().moved.expect("two answers moved");
     assert_eq!(moved.signed, json!([null, "0xsigned"]));
+}
+
+/// The stub, counting its builds.
+#[derive(Debug)]
+struct Counting {
+    stub: Stub,
+    builds: std::sync::atomic::AtomicUsize,
+}
+
+impl Pairing for Counting {
+    fn id(&self) -> &'static str {
+        self.stub.id()
+    }
+    fn public_proof(&self) -> bool {
+        self.stub.public_proof()
+    }
+    fn read<'a>(&self, doc: &'a Value) -> Result<Advertised<'a>, Refusal> {
+        self.stub.read(doc)
+    }
+    fn choose(&self, advertised: &Advertised<'_>, ctx: &ChooseContext<'_>) -> Result<Chosen, Refusal> {
+        self.stub.choose(advertised, ctx)
+    }
+    fn build<'a>(&'a self, c: &'a Chosen, bytes: &'a [u8], h: &AtrHash) -> Result<Box<dyn Unsigned + 'a>, Refusal> {
+        self.builds.fetch_add(1, std::sync::atomic::Ordering::SeqCst);
+        self.stub.build(c, bytes, h)
+    }
+    fn inputs(&self) -> &'static [InputSpec] {
+        &[]
+    }
+    fn quote(&self, c: &Chosen) -> Result<Quote, Refusal> {
+        self.stub.quote(c)
+    }
+    fn bound(&self, presented: &dyn Member, landed: Option<&Value>) -> Result<AtrHash, Refusal> {
+        self.stub.bound(presented, landed)
+    }
+}
+
+/// A wallet that answers every request with the same text.
+struct Wallet;
+
+impl terms::Signer for Wallet {
+    fn account(&self) -> &str {
+        "eip155:1:0xf39Fd6e51aad88F6F4ce6aB8827279cffFb92266"
+    }
+    fn sign<'a>(&'a self, _: &'a SigningRequest) -> BoxFuture<'a, Result<Answer, terms::SignerError>> {
+        Box::pin(async { Ok(Answer::new(json!("0xsigned"))) })
+    }
+}
+
+/// `transact` completes the build `confirm` made for these bytes rather than building again (the kept build is taken
+/// only when made with the hash of the bytes being finished, which in `transact` it always is): one build for a
+/// payment signed in one step. `finish` alone, with no build kept, builds once.
+#[tokio::test]
+async fn transact_builds_the_payment_once() {
+    let counting = Counting { stub: Stub::new(), builds: 0.into() };
+    let outcome = terms::transact(json!({}), &counting, &Wallet, &Seller, &Options::new()).await.unwrap();
+    assert!(matches!(outcome, terms::TransactOutcome::Signed(_)));
+    assert_eq!(counting.builds.load(std::sync::atomic::Ordering::SeqCst), 1);
+    let counting = Counting { stub: Stub::new(), builds: 0.into() };
+    assert!(matches!(finish(ATR, &chosen(&counting.stub), &answer(), &counting), Ok(Finish::Finished(_))));
+    assert_eq!(counting.builds.load(std::sync::atomic::Ordering::SeqCst), 1);
 }
