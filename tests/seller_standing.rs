@@ -6,15 +6,14 @@
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::indexing_slicing, clippy::panic, missing_docs)]
 
 use std::sync::Arc;
-use std::sync::atomic::{AtomicUsize, Ordering};
 
 use serde_json::{Value, json};
 use terms::safety::policy::Policy;
 use terms::safety::{Attested, Purchase, SellerStanding};
-use terms::{
-    Answer, BoxFuture, DeclineCode, Fetch, FetchError, FixedClock, LocalSigner, Options, Request, Response, Signer,
-    SignerError, SigningRequest, TransactOutcome, transact,
-};
+use terms::{DeclineCode, FixedClock, Options, TransactOutcome, transact};
+
+mod support;
+use support::{CountingSigner, Reply, ScriptedFetch};
 
 const ATR: &str = "7b2261747256657273696f6e223a2231222c226964223a2230663866616435622d643963622d343639662d613136352d373038363737323839353065222c2278343032223a7b227a223a312e302c2261223a226361665c7530306539227d2c2273656c6c6572223a7b226e6f7465223a22436166c3a920e280942033302064c3ad617320e29c93227d7d";
 const H: &str = "0x8b1e122580ae3f6a8c3d36a24294e1260a87bde70f597279b973e39310072938";
@@ -61,34 +60,15 @@ fn offer(amount: &str) -> Value {
     })
 }
 
-/// Serves the ATR; counts the fetches.
-#[derive(Default)]
-struct Seller(AtomicUsize);
-
-impl Fetch for Seller {
-    fn get<'a>(&'a self, _request: Request<'a>) -> BoxFuture<'a, Result<Response, FetchError>> {
-        self.0.fetch_add(1, Ordering::SeqCst);
-        Box::pin(async { Ok(Response::new(200, vec![], terms::Body::from_bytes(hex::decode(ATR).unwrap()))) })
-    }
+/// The seller: the ATR at its link, as often as asked; `asked()` counts the fetches.
+fn seller() -> ScriptedFetch {
+    ScriptedFetch::new()
+        .script_repeating(&format!("https://atr.seller.example/{H}"), vec![Reply::ok(support::hex(ATR))])
 }
 
-/// The local key; counts the signatures.
-struct Wallet(LocalSigner, AtomicUsize);
-
-impl Wallet {
-    fn new() -> Self {
-        Self(LocalSigner::from_hex(KEY, 84_532).unwrap(), AtomicUsize::new(0))
-    }
-}
-
-impl Signer for Wallet {
-    fn account(&self) -> &str {
-        self.0.account()
-    }
-    fn sign<'a>(&'a self, request: &'a SigningRequest) -> BoxFuture<'a, Result<Answer, SignerError>> {
-        self.1.fetch_add(1, Ordering::SeqCst);
-        self.0.sign(request)
-    }
+/// The local key; `count()` counts the signatures.
+fn wallet() -> CountingSigner {
+    CountingSigner::new(KEY, "eip155:84532:0xf39Fd6e51aad88F6F4ce6aB8827279cffFb92266")
 }
 
 fn pairing() -> &'static dyn terms::pairing::Pairing {
@@ -108,21 +88,21 @@ fn attested(window: u64, calls: u64, ppm: u32) -> SellerStanding {
 
 /// The payment is declined with `detail` before the link is fetched or the signer asked; the explanation returned.
 async fn declined_unfetched_unsigned(amount: &str, options: &Options, detail: &str) -> String {
-    let (seller, wallet) = (Seller::default(), Wallet::new());
+    let (seller, wallet) = (seller(), wallet());
     let declined = transact(offer(amount), pairing(), &wallet, &seller, options).await.unwrap_err();
     assert_eq!((declined.code, declined.detail.as_str()), (DeclineCode::PolicyRefused, detail));
-    assert_eq!(seller.0.load(Ordering::SeqCst), 0, "{detail}: the link was fetched");
-    assert_eq!(wallet.1.load(Ordering::SeqCst), 0, "{detail}: the signer was asked");
+    assert_eq!(seller.asked().len(), 0, "{detail}: the link was fetched");
+    assert_eq!(wallet.count(), 0, "{detail}: the signer was asked");
     declined.cause.unwrap()
 }
 
 /// The payment is signed, once, after one fetch.
 async fn signed(amount: &str, options: &Options) {
-    let (seller, wallet) = (Seller::default(), Wallet::new());
+    let (seller, wallet) = (seller(), wallet());
     let done = transact(offer(amount), pairing(), &wallet, &seller, options).await.unwrap();
     let TransactOutcome::Signed(transacted) = done else { panic!("not signed: {done:?}") };
     assert!(transacted.signed.is_some());
-    assert_eq!((seller.0.load(Ordering::SeqCst), wallet.1.load(Ordering::SeqCst)), (1, 1));
+    assert_eq!((seller.asked().len(), wallet.count()), (1, 1));
 }
 
 #[tokio::test]

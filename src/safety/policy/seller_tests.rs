@@ -8,42 +8,11 @@ use crate::pairing::Quote;
 use crate::refusal::Reason;
 use crate::safety::{Attested, Purchase, Role, SellerStanding};
 
-const BASE: &str = "eip155:8453";
-const USDC: &str = "0x833589fCD6eDb6E08f4c7C32D4f71b54bdA02913";
-const SEPOLIA: &str = "eip155:84532";
-const SEPOLIA_USDC: &str = "0x036CbD53842c5426634e7929541eC2318f3dCF7e";
-const PAYEE: &str = "0x209693Bc6afc0C5328bA36FaF03C514EF312287C";
-const NOW: u64 = 1_790_000_000;
+use super::tests::{BASE, NOW, PAYEE, SEPOLIA, SEPOLIA_USDC, USDC, toml};
+
 const URL: &str = "https://api.seller.example/v1/forecast";
 /// 30 days.
 const MONTH: u64 = 2_592_000;
-
-/// Two assets (USDC on Base, cap 1 USDC; on Base Sepolia, cap 5), `top` among the top-level members and `tables`
-/// after the assets.
-fn toml(top: &str, tables: &str) -> String {
-    format!(
-        r#"
-resources = ["https://api.seller.example/v1/"]
-networks = ["{BASE}", "{SEPOLIA}"]
-{top}
-
-[[assets]]
-network = "{BASE}"
-address = "{USDC}"
-symbol = "USDC"
-decimals = 6
-cap = "1000000"
-
-[[assets]]
-network = "{SEPOLIA}"
-address = "{SEPOLIA_USDC}"
-symbol = "USDC"
-decimals = 6
-cap = "5000000"
-{tables}
-"#
-    )
-}
 
 /// Probation caps of 0.1 USDC on Base and 0.5 on Base Sepolia.
 fn probation() -> String {
@@ -234,7 +203,8 @@ fn a_minimum_not_written_is_none() {
 fn json_policies_read_each_value_as_toml_does() {
     let json = |unproven: &str, rest: &str| {
         format!(
-            r#"{{"resources": ["https://api.seller.example/v1/"], "networks": ["{BASE}", "{SEPOLIA}"],
+            r#"{{"resources": ["https://api.seller.example/v1/", "https://data.example/feed"],
+            "networks": ["{BASE}", "{SEPOLIA}"],
             "assets": [
               {{"network": "{BASE}", "address": "{USDC}", "symbol": "USDC", "decimals": 6, "cap": "1000000"}},
               {{"network": "{SEPOLIA}", "address": "{SEPOLIA_USDC}", "symbol": "USDC", "decimals": 6, "cap": "5000000"}}

@@ -7,15 +7,15 @@ use crate::pairing::Quote;
 use crate::refusal::Reason;
 use crate::safety::{Claim, Purchase, Role};
 
-const BASE: &str = "eip155:8453";
-const USDC: &str = "0x833589fCD6eDb6E08f4c7C32D4f71b54bdA02913";
-const SEPOLIA: &str = "eip155:84532";
-const SEPOLIA_USDC: &str = "0x036CbD53842c5426634e7929541eC2318f3dCF7e";
-const PAYEE: &str = "0x209693Bc6afc0C5328bA36FaF03C514EF312287C";
-const NOW: u64 = 1_790_000_000;
+pub(super) const BASE: &str = "eip155:8453";
+pub(super) const USDC: &str = "0x833589fCD6eDb6E08f4c7C32D4f71b54bdA02913";
+pub(super) const SEPOLIA: &str = "eip155:84532";
+pub(super) const SEPOLIA_USDC: &str = "0x036CbD53842c5426634e7929541eC2318f3dCF7e";
+pub(super) const PAYEE: &str = "0x209693Bc6afc0C5328bA36FaF03C514EF312287C";
+pub(super) const NOW: u64 = 1_790_000_000;
 
 /// The base policy, with `top` among its top-level members and `tables` after its assets.
-fn toml(top: &str, tables: &str) -> String {
+pub(super) fn toml(top: &str, tables: &str) -> String {
     format!(
         r#"
 resources = ["https://api.seller.example/v1/", "https://data.example/feed"]
