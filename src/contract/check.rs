@@ -169,11 +169,11 @@ where
     check_fresh(doc, now)?;
     check_chain(&doc.chain, now)?;
     // The presentation may not outlive the narrowest grant it presents.
-    if let Some((index, last)) = doc.chain.iter().enumerate().next_back() {
-        if unix(&doc.expires)? > unix(&last.until)? {
-            let detail = format!("ends at {}, before the presentation's expires ({})", last.until, doc.expires);
-            return Err(ContractError::ChainBroken { index, detail });
-        }
+    if let Some((index, last)) = doc.chain.iter().enumerate().next_back()
+        && unix(&doc.expires)? > unix(&last.until)?
+    {
+        let detail = format!("ends at {}, before the presentation's expires ({})", last.until, doc.expires);
+        return Err(ContractError::ChainBroken { index, detail });
     }
     for link in presentation.links()? {
         let list = keys(&link.doc().who).ok_or_else(|| ContractError::KeyUnknown(link.doc().kid.clone()))?;
