@@ -329,14 +329,59 @@ pub struct Challenge {
     pub extra: Extra,
 }
 
-/// One offer of a challenge.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(tag = "kind", rename_all = "lowercase")]
+/// One offer of a challenge, told apart by its `kind`. A kind this crate does not know is kept whole as
+/// [`Offer::Other`], so a challenge of a later minor version that adds one still reads (and its signature, over the
+/// object as received, still verifies); an offer with no `kind` string is malformed.
+#[derive(Debug, Clone, PartialEq, Eq)]
 pub enum Offer {
-    /// Pay for this call.
+    /// `kind` `challenge`: pay for this call.
     Challenge(PayOffer),
-    /// Buy a pack of calls at a checkout page.
+    /// `kind` `checkout`: buy a pack of calls at a checkout page.
     Checkout(CheckoutOffer),
+    /// Another `kind`, kept as it came (its `kind` member included).
+    Other(Extra),
+}
+
+impl Serialize for Offer {
+    fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        use serde::ser::SerializeMap;
+        let (kind, value) = match self {
+            Self::Challenge(o) => ("challenge", serde_json::to_value(o)),
+            Self::Checkout(o) => ("checkout", serde_json::to_value(o)),
+            Self::Other(o) => return o.serialize(serializer),
+        };
+        let Value::Object(members) = value.map_err(serde::ser::Error::custom)? else {
+            return Err(serde::ser::Error::custom("an offer writes as an object"));
+        };
+        let mut map = serializer.serialize_map(Some(members.len() + 1))?;
+        map.serialize_entry("kind", kind)?;
+        for (name, v) in &members {
+            map.serialize_entry(name, v)?;
+        }
+        map.end()
+    }
+}
+
+impl<'de> Deserialize<'de> for Offer {
+    fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        use serde::de::Error as _;
+        let mut members = Extra::deserialize(deserializer)?;
+        let kind = match members.get("kind") {
+            Some(Value::String(k)) => k.clone(),
+            _ => return Err(D::Error::custom("an offer has no `kind` string")),
+        };
+        match kind.as_str() {
+            "challenge" => {
+                members.shift_remove("kind");
+                PayOffer::deserialize(Value::Object(members)).map(Self::Challenge).map_err(D::Error::custom)
+            }
+            "checkout" => {
+                members.shift_remove("kind");
+                CheckoutOffer::deserialize(Value::Object(members)).map(Self::Checkout).map_err(D::Error::custom)
+            }
+            _ => Ok(Self::Other(members)),
+        }
+    }
 }
 
 /// An offer to pay for this call.
@@ -494,7 +539,36 @@ pub struct PublishedKey {
 
 #[cfg(test)]
 mod tests {
-    use super::Amount;
+    use serde_json::json;
+
+    use super::{Amount, Challenge, Offer};
+
+    #[test]
+    fn an_offer_of_an_unknown_kind_is_kept_and_one_with_no_kind_is_refused() {
+        let challenge = json!({
+            "contract": "1.3", "type": "https://seller.test/problems/pay", "title": "Pay", "status": 402,
+            "offers": [
+                {"kind": "checkout", "pack": "1,000 calls", "url": "https://seller.test/buy", "note": "kept"},
+                {"kind": "subscription", "plan": "monthly", "price": "9"}
+            ],
+            "issued": "2026-01-01T00:00:00Z", "kid": "k1", "signature": "ed25519:x"
+        });
+        let read: Challenge = serde_json::from_value(challenge.clone()).unwrap();
+        let Offer::Checkout(checkout) = &read.offers[0] else { panic!("{:?}", read.offers[0]) };
+        assert_eq!((checkout.pack.as_str(), &checkout.extra["note"]), ("1,000 calls", &json!("kept")));
+        let Offer::Other(other) = &read.offers[1] else { panic!("{:?}", read.offers[1]) };
+        assert_eq!(other["kind"], json!("subscription"));
+        assert_eq!(serde_json::to_value(&read).unwrap(), challenge, "written back as read");
+        for offer in [json!({"pack": "p", "url": "https://seller.test/buy"}), json!({"kind": 7}), json!("checkout")] {
+            let mut bad = challenge.clone();
+            bad["offers"][0] = offer.clone();
+            assert!(serde_json::from_value::<Challenge>(bad).is_err(), "{offer}");
+        }
+        // A known kind missing a member it requires is refused, not kept as another kind.
+        let mut bad = challenge;
+        bad["offers"][0] = json!({"kind": "challenge", "id": "c-1"});
+        assert!(serde_json::from_value::<Challenge>(bad).is_err());
+    }
 
     #[test]
     fn amounts_compare_by_value_and_refuse_what_is_not_a_plain_decimal() {
