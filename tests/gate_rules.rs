@@ -10,6 +10,8 @@
 //! - `transact` completes the build `confirm` made rather than building the payment again (the kept build is used
 //!   only when made with the hash of the bytes being finished: `==` turned to `!=` there made every payment build
 //!   twice, unseen).
+//! - `check_landed` declines bytes over the cap (exactly the cap is read) and a landed read that is not a JSON object
+//!   beside a JSON object (five mutants of its two guards, each a real gap, survived before).
 //!
 //! The pairing is a stub of ours whose every answer the test sets.
 
@@ -274,4 +276,29 @@ async fn transact_builds_the_payment_once() {
     let counting = Counting { stub: Stub::new(), builds: 0.into() };
     assert!(matches!(finish(ATR, &chosen(&counting.stub), &answer(), &counting), Ok(Finish::Finished(_))));
     assert_eq!(counting.builds.load(std::sync::atomic::Ordering::SeqCst), 1);
+}
+
+/// `check_landed` reads H back from a payment and what landed of it, after two rules of its own: bytes over the cap
+/// are too large (exactly the cap is not), and a landed read beside the payment must be a JSON object beside a JSON
+/// object; with no landed read, the payment goes to the pairing as it is.
+#[test]
+fn check_landed_caps_the_bytes_and_takes_a_landed_read_only_beside_an_object() {
+    let stub = Stub::new();
+    let at_cap = vec![b'a'; terms::MAX_ATR_BYTES];
+    let over = vec![b'a'; terms::MAX_ATR_BYTES + 1];
+    let obj = json!({"payload": {}});
+    assert_eq!(terms::check_landed(&over, &obj, None, &stub).unwrap_err().code, DeclineCode::AtrTooLarge);
+    // At the cap the bytes are read; the stub reads the hash of other bytes back, so it is not bound.
+    let at = terms::check_landed(&at_cap, &obj, None, &stub).unwrap_err();
+    assert_eq!(
+        (at.code, at.detail.as_str()),
+        (DeclineCode::SignedNotBound, "The pairing does not read the hash of the compared bytes from the payment.")
+    );
+    let not_beside = "The landed receipt is not a JSON object beside the payment.";
+    for (presented, landed) in [(&obj, json!("0xlanded")), (&obj, json!([])), (&json!("0xpayment"), json!({}))] {
+        let declined = terms::check_landed(ATR, presented, Some(&landed), &stub).unwrap_err();
+        assert_eq!((declined.code, declined.detail.as_str()), (DeclineCode::SignedNotBound, not_beside), "{landed}");
+    }
+    assert_eq!(terms::check_landed(ATR, &obj, Some(&json!({"tx": "0x1"})), &stub).unwrap().h, atr_hash(ATR));
+    assert_eq!(terms::check_landed(ATR, &json!("0xpayment"), None, &stub).unwrap().h, atr_hash(ATR));
 }
