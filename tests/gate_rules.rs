@@ -12,6 +12,8 @@
 //!   twice, unseen).
 //! - `check_landed` declines bytes over the cap (exactly the cap is read) and a landed read that is not a JSON object
 //!   beside a JSON object (five mutants of its two guards, each a real gap, survived before).
+//! - `transact` takes a payment with nothing to sign as paid only when its completion says "nothing to sign"; any
+//!   other completion failure declines.
 //!
 //! The pairing is a stub of ours whose every answer the test sets.
 
@@ -36,6 +38,8 @@ enum Build {
     Nothing,
     /// The build refuses (not "nothing to sign").
     Refuses,
+    /// The build is made, and asks the signer nothing: the build is the payment.
+    Empty,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq)]
@@ -301,4 +305,18 @@ fn check_landed_caps_the_bytes_and_takes_a_landed_read_only_beside_an_object() {
     }
     assert_eq!(terms::check_landed(ATR, &obj, Some(&json!({"tx": "0x1"})), &stub).unwrap().h, atr_hash(ATR));
     assert_eq!(terms::check_landed(ATR, &json!("0xpayment"), None, &stub).unwrap().h, atr_hash(ATR));
+}
+
+/// `transact` of a payment whose build asks the signer nothing takes only "nothing to sign" as a payment with
+/// nothing signed: a build that then fails to complete for another reason declines, it never passes as paid with
+/// nothing (`true` in place of that guard survived before).
+#[tokio::test]
+async fn a_payment_with_nothing_to_sign_that_fails_to_complete_declines() {
+    let completes = Stub { build: Build::Empty, ..Stub::new() };
+    let outcome = terms::transact(json!({}), &completes, &Wallet, &Seller, &Options::new()).await.unwrap();
+    let terms::TransactOutcome::Signed(done) = outcome else { panic!("{outcome:?}") };
+    assert_eq!(done.signed.unwrap().to_value(), json!({"signed": []}));
+    let fails = Stub { build: Build::Empty, complete_fails: true, ..Stub::new() };
+    let declined = terms::transact(json!({}), &fails, &Wallet, &Seller, &Options::new()).await.unwrap_err();
+    assert_eq!((declined.code, declined.detail.as_str()), (DeclineCode::SignedNotBound, "stub/signature-malformed"));
 }
