@@ -14,6 +14,7 @@
 //!   beside a JSON object (five mutants of its two guards, each a real gap, survived before).
 //! - `transact` takes a payment with nothing to sign as paid only when its completion says "nothing to sign"; any
 //!   other completion failure declines.
+//! - a signer that fails at the first step has moved nothing, whatever the pairing's signer does.
 //!
 //! The pairing is a stub of ours whose every answer the test sets.
 
@@ -319,4 +320,28 @@ async fn a_payment_with_nothing_to_sign_that_fails_to_complete_declines() {
     let fails = Stub { build: Build::Empty, complete_fails: true, ..Stub::new() };
     let declined = terms::transact(json!({}), &fails, &Wallet, &Seller, &Options::new()).await.unwrap_err();
     assert_eq!((declined.code, declined.detail.as_str()), (DeclineCode::SignedNotBound, "stub/signature-malformed"));
+}
+
+/// A wallet that never signs.
+struct Refusing;
+
+impl terms::Signer for Refusing {
+    fn account(&self) -> &str {
+        "eip155:1:0xf39Fd6e51aad88F6F4ce6aB8827279cffFb92266"
+    }
+    fn sign<'a>(&'a self, _: &'a SigningRequest) -> BoxFuture<'a, Result<Answer, terms::SignerError>> {
+        Box::pin(async { Err(terms::SignerError::new("no")) })
+    }
+}
+
+/// A signer that fails at the first step has moved nothing, even for a pairing whose signer moves the money itself:
+/// the decline carries no payment (`||` in place of `&&` there made it carry an empty one).
+#[tokio::test]
+async fn a_signer_that_fails_at_the_first_step_moved_nothing() {
+    for moves in [true, false] {
+        let stub = Stub { moves, ..Stub::new() };
+        let declined = terms::transact(json!({}), &stub, &Refusing, &Seller, &Options::new()).await.unwrap_err();
+        assert_eq!((declined.code, declined.detail.as_str()), (DeclineCode::SignerFailed, "The signer did not sign."));
+        assert!(declined.moved.is_none(), "moves: {moves}");
+    }
 }
