@@ -142,6 +142,19 @@ mod tests {
         assert_eq!(read_capped(&mut response, CAP).await, Err(Some(())));
     }
 
+    /// A body that comes as long as it declared fills the buffer reserved for it and is not moved into a larger
+    /// one: the read grows the buffer only when a chunk does not fit.
+    #[tokio::test]
+    async fn a_body_of_its_declared_length_stays_in_the_buffer_reserved_for_it() {
+        for (declared, chunks) in [(100, vec![100]), (100, vec![60, 40]), (1000, vec![1000])] {
+            let parts = chunks.iter().map(|&n| bytes::Bytes::from(vec![7u8; n])).collect();
+            let headers = vec![("content-length".to_owned(), declared.to_string())];
+            let mut response = Response::new(200, headers, crate::fetch::Body::from_chunks(parts));
+            let body = read_capped(&mut response, 1000).await.unwrap();
+            assert_eq!((body.len(), body.capacity()), (declared, declared), "{chunks:?}");
+        }
+    }
+
     #[test]
     fn identity_is_the_only_coding() {
         for ok in [None, Some(""), Some(" identity "), Some("IDENTITY"), Some("\tIdentity\r\n")] {
