@@ -129,7 +129,10 @@ pub fn standing(
     let success = success(attestation)?;
     // `until` is not before `from`, so the length is not negative; it fits u64 (the reader's years are 4 digits).
     let window = u64::try_from(until.saturating_sub(from)).unwrap_or(u64::MAX);
-    Ok(SellerStanding::Attested(Attested::saturating(window, attestation.calls, success)))
+    // A share is at most whole (`success` weighs the verbs' shares, each at most 1); `new` refuses more, so it is
+    // held to whole rather than read as unproven.
+    Ok(Attested::new(window, attestation.calls, success.min(Attested::WHOLE))
+        .map_or(SellerStanding::Unproven, SellerStanding::Attested))
 }
 
 /// A window's two times as Unix seconds.

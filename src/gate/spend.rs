@@ -134,13 +134,6 @@ impl Attested {
         Some(Self { window_seconds, calls, success_ppm })
     }
 
-    /// The figures, the share above [`Attested::WHOLE`] read as it.
-    #[cfg_attr(not(feature = "contract"), allow(dead_code, reason = "the contract's standing builds it"))]
-    pub(crate) const fn saturating(window_seconds: u64, calls: u64, success_ppm: u32) -> Self {
-        let success_ppm = if success_ppm > Self::WHOLE { Self::WHOLE } else { success_ppm };
-        Self { window_seconds, calls, success_ppm }
-    }
-
     /// The length of the window the attestation covers, in seconds.
     pub const fn window_seconds(&self) -> u64 {
         self.window_seconds
