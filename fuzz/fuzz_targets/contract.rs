@@ -6,7 +6,8 @@
 //!
 //! Asserts, for every input: a refusal has a `contract/<reason>` code; a document that reads writes back (as
 //! JSON) into a text that reads as the same document, so the reader and the writer agree on every member, unknown
-//! ones included; its signing bytes are RFC 8785 text that reads back as the document without its `signature`; and
+//! ones included; its signing bytes are RFC 8785 text that reads back as the same JSON as the document without its
+//! `signature` (numbers by value) and is its own RFC 8785 form; and
 //! its signature check under a fixed key list answers (any answer) without a panic, and refuses a document re-signed
 //! by a key that list does not hold.
 #![no_main]
@@ -19,6 +20,7 @@ use terms::contract::{
     Attestation, Challenge, ContractError, Document, KeyList, OfferCard, Presentation, Quote, Receipt, public_key_of,
     read, read_keys, sign_object, signing_bytes,
 };
+use terms::json::{canonical, same_json};
 
 fn code_of(e: &ContractError) {
     assert!(e.code().starts_with("contract/") && e.code().len() > 9, "{e:?}");
@@ -50,8 +52,16 @@ fn check<T: Document + PartialEq + std::fmt::Debug>(bytes: &[u8]) {
     let bytes = signing_bytes(signed.object()).expect("an object read is within the depth cap");
     let mut unsigned = signed.object().clone();
     unsigned.remove("signature");
+    // Read back, they are the same JSON as the object (a number compared by value: `0e-07` is written `0`), and
+    // their own RFC 8785 form: the signed bytes are a fixed point, so signer and verifier cannot disagree on them.
     let back: Value = serde_json::from_slice(&bytes).expect("signing bytes are JSON");
-    assert_eq!(back, Value::Object(unsigned.clone()), "{} signing bytes read back differently", T::NAME);
+    assert!(same_json(&back, &Value::Object(unsigned.clone())), "{} signing bytes read back differently", T::NAME);
+    assert_eq!(
+        canonical(&back).map(String::into_bytes),
+        Some(bytes.clone()),
+        "{} signing bytes are not canonical",
+        T::NAME
+    );
     if let Err(e) = signed.verify(keys()) {
         code_of(&e);
     }
