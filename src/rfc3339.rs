@@ -4,6 +4,12 @@
 /// An RFC 3339 date-time as Unix seconds, the fraction dropped: `YYYY-MM-DDTHH:MM:SS[.1-9 digits](Z|±HH:MM)`, `T`
 /// and `Z` in either case, every field in range (no second 60). `None` for anything else.
 pub(crate) fn unix_of(text: &str) -> Option<i64> {
+    instant_of(text).map(|(seconds, _)| seconds)
+}
+
+/// [`unix_of`] with the fraction kept: Unix seconds and the nanoseconds of the fraction (a fraction of fewer than 9
+/// digits read as if padded with zeros).
+pub(crate) fn instant_of(text: &str) -> Option<(i64, u32)> {
     let b = text.as_bytes();
     let digits = |from: usize, len: usize| -> Option<i64> {
         let part = b.get(from..from + len)?;
@@ -19,12 +25,16 @@ pub(crate) fn unix_of(text: &str) -> Option<i64> {
         return None;
     }
     let mut i = 19;
+    let mut nanos = 0u32;
     if at(i) == Some(b'.') {
-        let fraction = b.get(i + 1..).unwrap_or_default().iter().take_while(|c| c.is_ascii_digit()).count();
-        if !(1..=9).contains(&fraction) {
+        let rest = b.get(i + 1..).unwrap_or_default();
+        let count = rest.iter().take_while(|c| c.is_ascii_digit()).count();
+        if !(1..=9).contains(&count) {
             return None;
         }
-        i += 1 + fraction;
+        let digits = rest.iter().take(count).chain(std::iter::repeat(&b'0')).take(9);
+        nanos = digits.fold(0u32, |n, d| n * 10 + u32::from(d - b'0'));
+        i += 1 + count;
     }
     let offset = match at(i) {
         Some(b'Z' | b'z') if b.len() == i + 1 => 0,
@@ -45,7 +55,7 @@ pub(crate) fn unix_of(text: &str) -> Option<i64> {
     if d < 1 || d > *days.get(usize::try_from(mo - 1).ok()?)? {
         return None;
     }
-    Some(civil_days(y, mo, d) * 86_400 + hh * 3600 + mm * 60 + ss - offset)
+    Some((civil_days(y, mo, d) * 86_400 + hh * 3600 + mm * 60 + ss - offset, nanos))
 }
 
 /// Days from 1970-01-01 to a civil date of the proleptic Gregorian calendar.
@@ -60,7 +70,7 @@ fn civil_days(y: i64, m: i64, d: i64) -> i64 {
 
 #[cfg(test)]
 mod tests {
-    use super::unix_of;
+    use super::{instant_of, unix_of};
 
     #[test]
     fn rfc3339_reads_as_the_reference_reads_it() {
@@ -70,6 +80,9 @@ mod tests {
         assert_eq!(unix_of("1970-01-01T00:00:00Z"), Some(0));
         assert_eq!(unix_of("1969-12-31T23:59:59Z"), Some(-1));
         assert_eq!(unix_of("2024-02-29T00:00:00Z"), Some(1_709_164_800));
+        assert_eq!(instant_of("2026-09-21T14:14:20.5Z"), Some((1_790_000_060, 500_000_000)));
+        assert_eq!(instant_of("2026-09-21T14:14:20.123456789Z"), Some((1_790_000_060, 123_456_789)));
+        assert_eq!(instant_of("2026-09-21T14:14:20Z"), Some((1_790_000_060, 0)));
         for bad in [
             "2023-02-29T00:00:00Z",
             "2026-09-21T14:14:60Z",

@@ -108,12 +108,5 @@ pub(crate) fn unix(text: &str) -> Result<i64, ContractError> {
 /// An RFC 3339 time as Unix seconds and the nanoseconds of its fraction, or `Time`: a key retired at `…:00.5Z` did
 /// not sign at `…:00.7Z`, though both are the same whole second.
 pub(crate) fn instant(text: &str) -> Result<(i64, u32), ContractError> {
-    let seconds = unix(text)?;
-    // `unix_of` read the form `YYYY-MM-DDTHH:MM:SS[.1-9 digits]…`: a fraction starts at byte 19.
-    if text.as_bytes().get(19) != Some(&b'.') {
-        return Ok((seconds, 0));
-    }
-    let digits = text.get(20..).unwrap_or_default().bytes().take_while(u8::is_ascii_digit).take(9);
-    let (value, count) = digits.fold((0u32, 0u32), |(n, c), d| (n * 10 + u32::from(d - b'0'), c + 1));
-    Ok((seconds, value * 10u32.pow(9 - count)))
+    crate::rfc3339::instant_of(text).ok_or_else(|| ContractError::Time(text.to_owned()))
 }
