@@ -8,7 +8,7 @@ use crate::pairing::Quote;
 use crate::refusal::Reason;
 use crate::safety::{Attested, Purchase, Role, SellerStanding};
 
-use super::tests::{BASE, NOW, PAYEE, SEPOLIA, SEPOLIA_USDC, USDC, toml};
+use super::tests::{BASE, NOW, PAYEE, SEPOLIA, SEPOLIA_USDC, USDC, invalid, policy, toml};
 
 const URL: &str = "https://api.seller.example/v1/forecast";
 /// 30 days.
@@ -20,17 +20,6 @@ fn probation() -> String {
 }
 
 const PROOF: &str = "\n[proof]\nmin_window_days = 30\nmin_calls = 1000\nmin_success = \"0.99\"\n";
-
-fn policy(top: &str, tables: &str) -> Policy {
-    Policy::from_toml_str(&toml(top, tables)).unwrap()
-}
-
-fn invalid(top: &str, tables: &str) -> (String, Problem) {
-    match Policy::from_toml_str(&toml(top, tables)) {
-        Err(PolicyError::Invalid { member, problem }) => (member, problem),
-        other => panic!("expected an invalid member, got {other:?}"),
-    }
-}
 
 fn syntax(text: &str, json: bool) -> String {
     let read = if json { Policy::from_json_str(text) } else { Policy::from_toml_str(text) };

@@ -40,11 +40,11 @@ cap = "5000000"
     )
 }
 
-fn policy(top: &str, tables: &str) -> Policy {
+pub(super) fn policy(top: &str, tables: &str) -> Policy {
     Policy::from_toml_str(&toml(top, tables)).unwrap()
 }
 
-fn invalid(top: &str, tables: &str) -> (String, Problem) {
+pub(super) fn invalid(top: &str, tables: &str) -> (String, Problem) {
     match Policy::from_toml_str(&toml(top, tables)) {
         Err(PolicyError::Invalid { member, problem }) => (member, problem),
         other => panic!("expected an invalid member, got {other:?}"),
