@@ -130,3 +130,19 @@ impl<F: Fetch + ?Sized> Fetch for &F {
         (**self).get(request)
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A response in a log line or a panic message shows its status and headers but never its body: the bytes are
+    /// the gate's to read (once, under its caps), and a stream printed would be a stream consumed.
+    #[test]
+    fn a_response_prints_without_its_body() {
+        let headers = vec![("content-type".to_owned(), "text/plain".to_owned())];
+        let printed = format!("{:?}", Response::new(200, headers, Body::from_bytes("the seller's terms")));
+        assert!(printed.contains("status: 200") && printed.contains("content-type"), "{printed}");
+        assert!(printed.contains("body: Body(..)"), "{printed}");
+        assert!(!printed.contains("the seller's terms"), "{printed}");
+    }
+}
