@@ -19,8 +19,8 @@ use libfuzzer_sys::fuzz_target;
 use regex::Regex;
 use serde_json::{Map, Value};
 use terms::CancellationToken;
-use terms::mcp::{BuyerOptions, TOOL_NAMES, buyer_server};
-use terms_fuzz::{FuzzFetch, fixture, paused};
+use terms::mcp::{BuyerOptions, BuyerServer, TOOL_NAMES, buyer_server};
+use terms_fuzz::{CountingSigner, Fixture, FuzzFetch, fixture, paused};
 
 /// Whether the value satisfies the schema, for the keywords the tools' schemas use.
 fn valid(schema: &Map<String, Value>, value: &Value) -> bool {
@@ -77,6 +77,34 @@ fn regex(pattern: &str) -> Regex {
         .clone()
 }
 
+/// The fixture whose key signs and whose ATR the fetch serves.
+const FIXTURE: &str = "x402/exact/eip155/eip3009";
+
+/// A server with this fetch and signer, on the fixture's clock.
+fn server(f: &Fixture, fetch: FuzzFetch, signer: CountingSigner) -> BuyerServer {
+    buyer_server(
+        BuyerOptions::new(Arc::new(fetch))
+            .signer(Arc::new(signer))
+            .gate_options(terms::Options::new().clock(terms::FixedClock(f.now))),
+    )
+}
+
+/// The input schema the server publishes for the tool (`tools/list`). The list is the same for every server this
+/// target builds (the tools and their schemas do not depend on the fetch, the signer or the clock), so it is read
+/// once per run from such a server: building it is most of an execution's time otherwise.
+fn input_schema(name: &str) -> &'static Map<String, Value> {
+    static TOOLS: OnceLock<Vec<(String, Map<String, Value>)>> = OnceLock::new();
+    let tools = TOOLS.get_or_init(|| {
+        let f = fixture(FIXTURE);
+        server(f, FuzzFetch::serving(&f.atr), f.signer())
+            .tools()
+            .into_iter()
+            .map(|t| (t.name.to_string(), (*t.input_schema).clone()))
+            .collect()
+    });
+    tools.iter().find(|(n, _)| n == name).map(|(_, schema)| schema).expect("the server offers every tool")
+}
+
 fuzz_target!(|data: &[u8]| {
     let Some((&selector, rest)) = data.split_first() else { return };
     let name = TOOL_NAMES[usize::from(selector & 7)];
@@ -88,16 +116,11 @@ fuzz_target!(|data: &[u8]| {
             _ => return,
         }
     };
-    let f = fixture("x402/exact/eip155/eip3009");
+    let f = fixture(FIXTURE);
     let fetch = FuzzFetch::serving(&f.atr);
     let signer = f.signer();
-    let server = buyer_server(
-        BuyerOptions::new(Arc::new(fetch.clone()))
-            .signer(Arc::new(signer.clone()))
-            .gate_options(terms::Options::new().clock(terms::FixedClock(f.now))),
-    );
-    let tool = server.tools().into_iter().find(|t| t.name == name).expect("the server offers every tool");
-    let schema_ok = valid(&tool.input_schema, &Value::Object(arguments.clone().unwrap_or_default()));
+    let server = server(f, fetch.clone(), signer.clone());
+    let schema_ok = valid(input_schema(name), &Value::Object(arguments.clone().unwrap_or_default()));
     let result = paused()
         .block_on(server.call(name, arguments.clone(), CancellationToken::new()))
         .expect("an offered tool answers");

@@ -42,15 +42,16 @@ fn main() {
     let timeout_text = agreement["requiredTimeoutText"].as_str().expect("text");
     put("payment_required", "requiredTimeoutText-header", b64_encode(timeout_text.as_bytes()).as_bytes());
 
-    // choose: each fixture's document, account, inputs and time.
-    for f in fixtures() {
+    // choose: each fixture's pairing byte, then its document, account, inputs and time.
+    for (i, f) in fixtures().iter().enumerate() {
+        let which = u8::try_from(i).expect("fewer than 256 built pairings");
         let seed = join(&[
             js(&f.doc).as_bytes(),
             f.account.as_bytes(),
             js(&Value::Object(f.inputs.clone())).as_bytes(),
             f.now.to_string().as_bytes(),
         ]);
-        put("choose", &f.id.replace('/', "_"), &seed);
+        put("choose", &f.id.replace('/', "_"), &[&[which][..], &seed].concat());
     }
 
     // link: the core vectors' link rows, every fixture's link and the agreement URL.
