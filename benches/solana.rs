@@ -3,6 +3,10 @@
 //! `tests/vectors/x402-exact-solana.json`, read from the file as `scripts/peer_bench.py` reads it for the reference;
 //! the link serves the row's ATR, `abc`, whose SHA-256 the offer advertises.
 //!
+//! Two parts of `transact` are also timed alone, as the floor under it that is not ours to speed up: the ed25519
+//! signature of the row's message with the local key (ed25519-dalek), and the row's two associated token accounts
+//! (each a search for an address off the curve: SHA-256 and a curve25519-dalek point decompression per candidate).
+//!
 //! Run: `cargo bench --bench solana` (and `scripts/bench-peer` for the Python reference on the same payment).
 #![allow(missing_docs, clippy::unwrap_used, clippy::expect_used, clippy::indexing_slicing)]
 
@@ -10,6 +14,7 @@ use std::hint::black_box;
 
 use criterion::{BatchSize, Criterion, criterion_group, criterion_main};
 use serde_json::Value;
+use terms::rail::solana::{Key, associated_token_address};
 use terms::{FixedClock, Options, Signer, SolanaKey, confirm, finish, transact};
 
 #[allow(dead_code, reason = "this bench serves its own ATR and reads its own offer")]
@@ -60,6 +65,23 @@ fn solana(c: &mut Criterion) {
     let answers = [answer];
     c.bench_function("solana finish", |b| {
         b.iter(|| black_box(finish(&confirmed.bytes, &confirmed.chosen, &answers, pairing).unwrap()))
+    });
+
+    let request = confirmed.request.as_ref().unwrap();
+    c.bench_function("solana sign alone (local key)", |b| {
+        b.to_async(&rt).iter(|| async { black_box(wallet.sign(black_box(request)).await.unwrap()) })
+    });
+    // The row's payer and payee token accounts, for its mint under its token program: the two `build` derives.
+    let key = |text: &str| Key::parse(text).unwrap();
+    let option = &doc["accepts"][0];
+    let inputs = &row["inputs"];
+    let (payer, payee) = (key(wallet.account().rsplit(':').next().unwrap()), key(option["payTo"].as_str().unwrap()));
+    let (mint, program) = (key(option["asset"].as_str().unwrap()), key(inputs["tokenProgram"].as_str().unwrap()));
+    c.bench_function("solana two associated token accounts alone", |b| {
+        b.iter(|| {
+            black_box(associated_token_address(black_box(&payer), &program, &mint).unwrap());
+            black_box(associated_token_address(black_box(&payee), &program, &mint).unwrap())
+        })
     });
 }
 
