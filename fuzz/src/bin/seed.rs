@@ -184,6 +184,43 @@ fn main() {
     }
     put("mcp", "no-arguments", &[8u8]);
 
+    // client: the seller's answers to one GET. First the 402 (the EIP-3009 fixture's offer as PAYMENT-REQUIRED, or
+    // the MPP EVM charge fixture's challenge as WWW-Authenticate), then what the paid request meets: a settlement, a
+    // 202 and its job, a 5xx and a reset before the settlement, a seller that asks again, silence.
+    let offer = Reply::to_fuzz("402", &[("PAYMENT-REQUIRED-JSON", &js(&f.doc))], b"{}");
+    let payer = f.account.rsplit(':').next().expect("an address");
+    let settled = b64_encode(
+        js(&json!({"success": true, "payer": payer, "transaction": format!("0x{}", "ab".repeat(32)),
+            "network": "eip155:84532"}))
+        .as_bytes(),
+    );
+    let ok = Reply::to_fuzz("200", &[("PAYMENT-RESPONSE", &settled)], b"paid content");
+    let mpp_charge = fixture("mpp/charge/evm/authorization");
+    let challenge = mpp_charge.doc.get(0).and_then(Value::as_object).expect("a challenge");
+    let params: Vec<String> =
+        challenge.iter().filter_map(|(k, v)| v.as_str().map(|v| format!("{k}=\"{v}\""))).collect();
+    let mpp_offer = Reply::to_fuzz("402", &[("WWW-Authenticate", &format!("Payment {}", params.join(", ")))], b"");
+    let receipt = b64url(
+        js(&json!({"status": "success", "method": "evm", "timestamp": "2026-09-21T14:00:00Z",
+            "reference": format!("0x{}", "cd".repeat(32))}))
+        .as_bytes(),
+    );
+    let mpp_ok = Reply::to_fuzz("200", &[("Payment-Receipt", &receipt)], b"paid content");
+    let job = Reply::to_fuzz("202", &[("Retry-After", "1")], br#"{"jobId":"job-1"}"#);
+    let busy = Reply::to_fuzz("503", &[("Retry-After", "2")], b"");
+    let scripts: [(&str, Vec<&[u8]>); 7] = [
+        ("x402-settled", vec![&offer, &ok]),
+        ("x402-job", vec![&offer, &job, &ok]),
+        ("x402-busy-reset", vec![&offer, &busy, b"R", &ok]),
+        ("x402-asked-again", vec![&offer, &offer, &offer]),
+        ("x402-silent", vec![&offer, b"N"]),
+        ("mpp-settled", vec![&mpp_offer, &mpp_ok]),
+        ("unpaid", vec![b"200\n\nfree content"]),
+    ];
+    for (name, script) in scripts {
+        put("client", name, &join(&script));
+    }
+
     // mpp_header: MPP's two-challenge example as two values (one a line) and joined, and the header inputs of
     // mpp-challenge.json's agreed refusals.
     let mpp = vector_file("mpp-challenge.json");
@@ -294,4 +331,9 @@ fn main() {
 /// Canonical padded standard base64, as the x402 headers carry it.
 fn b64_encode(bytes: &[u8]) -> String {
     base64::Engine::encode(&base64::engine::general_purpose::STANDARD, bytes)
+}
+
+/// Unpadded base64url, as MPP's headers carry JSON.
+fn b64url(bytes: &[u8]) -> String {
+    base64::Engine::encode(&base64::engine::general_purpose::URL_SAFE_NO_PAD, bytes)
 }
