@@ -426,7 +426,11 @@ pub(crate) fn record(row: Raw, reservations: Vec<RawReservation>) -> Result<Reco
     let [created_at, updated_at] = row.times;
     let bad = |column: &str| format!("the journal's {column} of attempt {attempt} is unreadable");
     let json = |column: &str, text: &str| serde_json::from_str::<Value>(text).map_err(|_| bad(column));
-    let optional = |column: &str, text: Option<String>| text.map(|t| json(column, &t)).transpose();
+    // A column holding the JSON text `null` (an answer of `null` recorded through the API) reads as absent, as the
+    // record's own JSON writes both: otherwise one stored row would be two records, before and after its JSON.
+    let optional = |column: &str, text: Option<String>| {
+        text.map(|t| json(column, &t)).transpose().map(|v| v.filter(|v| !v.is_null()))
+    };
     let time = |value: i64| u64::try_from(value).map_err(|_| bad("time"));
     let reservation = |(budget, scope, asset, window, amount, at, state): RawReservation| {
         let bad = || format!("a reservation of attempt {attempt} is unreadable");
@@ -487,6 +491,45 @@ pub(crate) fn now() -> i64 {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// A stored row of an attempt whose optional JSON columns hold these texts.
+    fn row(stored: Option<&str>) -> Raw {
+        let text = |t: &str| t.to_owned();
+        Raw {
+            text: ["attempt-1", "key-1", "payment", "x402/exact/eip155/eip3009", "eip155:1:0x1", "", "0x2"].map(text),
+            purchase: stored.map(text),
+            chosen: "{}".into(),
+            quote: "{}".into(),
+            states: ["answered", "settled", "not-started", "forbidden"].map(text),
+            response: Some("received".into()),
+            moving: false,
+            payment: stored.map(text),
+            answer: stored.map(text),
+            decline: stored.map(text),
+            cause: None,
+            times: [1, 2],
+        }
+    }
+
+    /// The fuzz target `journal_record`'s one finding (a row whose answer was the text `null` read as `Some(Null)`,
+    /// and as `None` once written as JSON and read back): such a column reads as absent, and the record is the same
+    /// after its JSON; a column of JSON other than `null` is kept as it is.
+    #[test]
+    fn a_stored_json_null_reads_as_absent_and_the_record_survives_its_json() {
+        let mut raw = row(Some("null"));
+        raw.text[5] = format!("0x{}", "ab".repeat(32));
+        let read = record(raw, Vec::new()).unwrap();
+        assert_eq!((&read.purchase, &read.payment, &read.answer, &read.decline), (&None, &None, &None, &None));
+        let again: Record = serde_json::from_value(serde_json::to_value(&read).unwrap()).unwrap();
+        assert_eq!(again, read);
+
+        let mut raw = row(Some(r#"{"success":false}"#));
+        raw.text[5] = format!("0x{}", "ab".repeat(32));
+        let read = record(raw, Vec::new()).unwrap();
+        assert_eq!(read.answer, Some(serde_json::json!({"success": false})));
+        let again: Record = serde_json::from_value(serde_json::to_value(&read).unwrap()).unwrap();
+        assert_eq!(again, read);
+    }
 
     #[test]
     fn claims_of_one_budget_are_the_same_budget_only_with_the_same_scope_and_asset() {
