@@ -132,14 +132,19 @@ mod tests {
     /// A DNS name of 253 characters, its final dot, `:` and five digits: the longest authority the rule accepts.
     const MAX_AUTHORITY: usize = MAX_DNS_NAME + 1 + 6;
 
+    /// Three labels of 63 characters and one of `last`: a name of 192 + `last` characters.
+    fn dns_name(last: usize) -> String {
+        let l63 = "a".repeat(63);
+        format!("{l63}.{l63}.{l63}.{}", "b".repeat(last))
+    }
+
     /// Userinfo and authorities past 260 characters are refused by the host and port rules alone (the rule has no
     /// test of its own for them), each as the Python reference (integraledger-terms 0.4.0) answers it: an `@` before
     /// or after the port's colon or after an IP literal, an IP literal or a run of final dots too long to be one, a
     /// port of six digits after the longest name, and names of non-ASCII letters.
     #[test]
     fn userinfo_and_overlong_authorities_are_refused() {
-        let l63 = "a".repeat(63);
-        let h253 = format!("{l63}.{l63}.{l63}.{}", "b".repeat(61));
+        let h253 = dns_name(61);
         let refused = [
             "https://user@atr.seller.example/".to_owned(),
             "https://u:p@atr.seller.example/".to_owned(),
@@ -163,9 +168,7 @@ mod tests {
     /// (integraledger-terms 0.4.0, `bindings._lcp.is_https_link`) answers them.
     #[test]
     fn a_host_of_253_characters_and_an_authority_of_260_are_the_edges() {
-        let l63 = "a".repeat(63);
-        let host = |last: usize| format!("{l63}.{l63}.{l63}.{}", "b".repeat(last));
-        let (h253, h254) = (host(61), host(62));
+        let (h253, h254) = (dns_name(61), dns_name(62));
         assert_eq!((h253.len(), h254.len()), (253, 254));
         let cases = [
             (format!("https://{h253}/"), true),
