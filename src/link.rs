@@ -106,7 +106,39 @@ pub fn is_https_link(value: &str) -> bool {
 /// Whether the value is at most 2048 UTF-16 code units and parses as an absolute URL whose scheme is not https.
 /// Only this case is refused as `link-not-https`; every other failing value is `legal-context-malformed`.
 pub fn is_other_scheme_link(value: &str) -> bool {
-    js_length(value) <= MAX_LINK_CHARS && Url::parse(value).is_ok_and(|u| u.scheme() != "https")
+    js_length(value) <= MAX_LINK_CHARS
+        && match whatwg_scheme(value) {
+            // With no scheme there is no absolute URL, and with `https` it is not another scheme, whatever the rest
+            // holds: only another scheme needs the whole parse (and its host's IDNA pass, the costly part).
+            None | Some(Scheme::Https) => false,
+            Some(Scheme::Other) => Url::parse(value).is_ok_and(|u| u.scheme() != "https"),
+        }
+}
+
+enum Scheme {
+    Https,
+    Other,
+}
+
+/// The scheme the WHATWG parser reads at the start of the value, if any: after trimming leading C0 controls and
+/// spaces and skipping tabs and newlines (as the parser does everywhere), an ASCII letter, then letters, digits, `+`,
+/// `-` or `.`, up to a `:`.
+fn whatwg_scheme(value: &str) -> Option<Scheme> {
+    let mut chars = value.trim_start_matches(|c| c <= ' ').chars().filter(|c| !matches!(c, '\t' | '\n' | '\r'));
+    let mut https = "https".chars();
+    let mut is_https = true;
+    let first = chars.next().filter(char::is_ascii_alphabetic)?;
+    is_https &= https.next().is_some_and(|h| h.eq_ignore_ascii_case(&first));
+    for c in chars {
+        match c {
+            ':' => return Some(if is_https && https.next().is_none() { Scheme::Https } else { Scheme::Other }),
+            c if c.is_ascii_alphanumeric() || matches!(c, '+' | '-' | '.') => {
+                is_https &= https.next().is_some_and(|h| h.eq_ignore_ascii_case(&c));
+            }
+            _ => return None,
+        }
+    }
+    None
 }
 
 /// The refusal suffix for a value that is not an https link: `link-not-https` or `legal-context-malformed`.
@@ -193,6 +225,44 @@ mod tests {
             );
         }
         assert_eq!(format!("{h253}.:65535").len(), MAX_AUTHORITY);
+    }
+
+    /// The scheme read ahead of the parse decides as the whole WHATWG parse does: no scheme and `https` (in any case,
+    /// after leading controls and spaces, with tabs and newlines inside) are never another scheme's link; another
+    /// scheme still needs a URL that parses.
+    #[test]
+    fn the_scheme_read_first_agrees_with_the_whole_parse() {
+        let cases = [
+            "https://atr.seller.example/",
+            "HtTpS://atr.seller.example/",
+            " \u{1}https://atr.seller.example/",
+            "ht\ttp\ns://atr.seller.example/",
+            "https:atr.seller.example",
+            "https://é\u{0}/",
+            "httpsx://atr.seller.example/",
+            "https+x://atr.seller.example/",
+            "http://atr.seller.example/",
+            " \thttp://atr.seller.example/",
+            "http://[::1/",
+            "http://é.example/",
+            "ftp://x/",
+            "mailto:a@b",
+            "data:,x",
+            "a:",
+            "1a:b",
+            ":x",
+            "+a:b",
+            "https",
+            "",
+            "//atr.seller.example/",
+            "a b:c",
+            "x-y.z+w:q",
+        ];
+        for value in cases {
+            let whole = Url::parse(value).is_ok_and(|u| u.scheme() != "https");
+            assert_eq!(is_other_scheme_link(value), whole, "{value:?}");
+        }
+        assert!(is_other_scheme_link("ftp://x/") && !is_other_scheme_link("https://x/"));
     }
 
     /// A link that is not ASCII is read character by character: a letter in the path is allowed, a non-ASCII space

@@ -3,9 +3,10 @@
 //!
 //! Asserts: a link the rule accepts parses with the `url` crate (WHATWG) as https, with a non-empty host and no
 //! userinfo, and holds no whitespace, control character or backslash; an agreement URL is an accepted link of at
-//! most 2048 UTF-16 code units; the fault named for a refused link is one of the two the rule names; and the x402
-//! read accepts the document exactly when the rule accepts its link (within 2048 units), refusing it
-//! `x402/link-not-https` exactly when it is a link of another scheme, else `x402/legal-context-malformed`.
+//! most 2048 UTF-16 code units; a link of another scheme is what the whole WHATWG parse says (the rule reads the
+//! scheme first); the fault named for a refused link is one of the two the rule names; and the x402 read accepts
+//! the document exactly when the rule accepts its link (within 2048 units), refusing it `x402/link-not-https`
+//! exactly when it is a link of another scheme, else `x402/legal-context-malformed`.
 #![no_main]
 
 use libfuzzer_sys::fuzz_target;
@@ -27,10 +28,14 @@ fuzz_target!(|data: &[u8]| {
     }
     let agreement = is_agreement_url(link);
     assert_eq!(agreement, https && js_length(link) <= MAX_LINK_CHARS);
+    // The rule reads the scheme before it parses; the whole WHATWG parse is the oracle it must agree with.
+    let other = is_other_scheme_link(link);
+    let whole = js_length(link) <= MAX_LINK_CHARS && url::Url::parse(link).is_ok_and(|u| u.scheme() != "https");
+    assert_eq!(other, whole, "{link:?}");
     let fault = link_fault(link);
-    assert_eq!(fault == "link-not-https", is_other_scheme_link(link));
+    assert_eq!(fault == "link-not-https", other);
     assert!(fault == "link-not-https" || fault == "legal-context-malformed");
-    if is_other_scheme_link(link) {
+    if other {
         assert!(!https, "a link of another scheme is accepted: {link:?}");
     }
 
@@ -44,7 +49,7 @@ fuzz_target!(|data: &[u8]| {
         }
         Err(r) => {
             assert!(!agreement, "the read refused a link the rule accepts: {link:?} ({r:?})");
-            let want = if is_other_scheme_link(link) { "x402/link-not-https" } else { "x402/legal-context-malformed" };
+            let want = if other { "x402/link-not-https" } else { "x402/legal-context-malformed" };
             assert_eq!(r.code(), want, "{link:?}");
         }
     }
