@@ -1,5 +1,5 @@
 //! Throughput of the gate on the quickstart payment: `transact` with a local key, `confirm` with an in-memory
-//! fetch (the document handed over, and lent), `finish`, and `atr_hash` of 1 MiB.
+//! fetch (the document handed over, and lent), the local key's signature, `finish`, and `atr_hash` of 1 MiB.
 //!
 //! Run: `cargo bench --bench gate` (and `scripts/bench-peer` for the Python reference on the same payment).
 #![allow(missing_docs, clippy::unwrap_used, clippy::expect_used, clippy::indexing_slicing)]
@@ -45,6 +45,16 @@ fn gate(c: &mut Criterion) {
 
     let confirmed = rt.block_on(confirm(&doc, pairing, wallet.account(), &seller, &options)).unwrap();
     let answer = rt.block_on(wallet.sign(confirmed.request.as_ref().unwrap())).unwrap();
+    // The local key's own work on the payment: the EIP-712 signing hash of the authorization, and the signature.
+    let request = confirmed.request.clone().unwrap();
+    c.bench_function("sign (local key, EIP-3009 authorization)", |b| {
+        b.to_async(&rt).iter(|| async { black_box(wallet.sign(&request).await.unwrap()) })
+    });
+    if let terms::SigningRequest::Eip712 { typed_data } = &request {
+        c.bench_function("EIP-712 signing hash (EIP-3009 authorization)", |b| {
+            b.iter(|| black_box(typed_data.signing_hash().unwrap()))
+        });
+    }
     let answers = [answer];
     c.bench_function("finish", |b| {
         b.iter(|| black_box(finish(&confirmed.bytes, &confirmed.chosen, &answers, pairing).unwrap()))

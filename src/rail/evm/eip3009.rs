@@ -122,6 +122,58 @@ pub fn eip712_parts(typed: &TypedData) -> Option<Eip712Parts> {
     }
 }
 
+/// The signing hash of an EIP-3009 authorization in exactly the form built here, from the `sol!` static structs:
+/// the types are the two canonical ones and nothing else, the domain and the message have exactly their members, each
+/// address and the nonce is `0x` hex, each amount and time decimal digits, the chain id a JSON number. Any other typed
+/// data is `None` and is hashed by the general path (alloy's resolver, which parses every type string on each call).
+pub(crate) fn canonical_signing_hash(typed: &TypedData) -> Option<B256> {
+    use alloy_sol_types::SolStruct;
+    let primary = typed.primary_type.as_str();
+    let is_fields = |name: &str, want: &[(&str, &str)]| {
+        typed.types.get(name).is_some_and(|fields| {
+            fields.len() == want.len() && fields.iter().zip(want).all(|(f, (n, t))| f.name == *n && f.ty == *t)
+        })
+    };
+    let hex_of = |value: Option<&Value>, len: usize| {
+        value
+            .and_then(Value::as_str)
+            .and_then(|t| t.strip_prefix("0x"))
+            .is_some_and(|h| h.len() == len && h.bytes().all(|b| b.is_ascii_hexdigit()))
+    };
+    let digits = |value: Option<&Value>| {
+        value.and_then(Value::as_str).is_some_and(|t| !t.is_empty() && t.bytes().all(|b| b.is_ascii_digit()))
+    };
+    let (d, m) = (&typed.domain, &typed.message);
+    let canonical = matches!(primary, "TransferWithAuthorization" | "ReceiveWithAuthorization")
+        && typed.types.len() == 2
+        && is_fields("EIP712Domain", EIP712_DOMAIN)
+        && is_fields(primary, EIP3009_AUTHORIZATION)
+        && d.len() == 4
+        && d.get("name").is_some_and(Value::is_string)
+        && d.get("version").is_some_and(Value::is_string)
+        && d.get("chainId").is_some_and(Value::is_u64)
+        && hex_of(d.get("verifyingContract"), 40)
+        && m.len() == 6
+        && hex_of(m.get("from"), 40)
+        && hex_of(m.get("to"), 40)
+        && ["value", "validAfter", "validBefore"].iter().all(|k| digits(m.get(*k)))
+        && hex_of(m.get("nonce"), 64);
+    if !canonical {
+        return None;
+    }
+    let v = Eip3009Values::of(typed)?;
+    let (from, to, value, valid_after, valid_before, nonce) =
+        (v.from, v.to, v.value, v.valid_after, v.valid_before, v.nonce);
+    Some(match primary {
+        "TransferWithAuthorization" => {
+            TransferWithAuthorization { from, to, value, validAfter: valid_after, validBefore: valid_before, nonce }
+                .eip712_signing_hash(&v.domain)
+        }
+        _ => ReceiveWithAuthorization { from, to, value, validAfter: valid_after, validBefore: valid_before, nonce }
+            .eip712_signing_hash(&v.domain),
+    })
+}
+
 /// The typed data of an EIP-3009 authorization (`primary_type` `TransferWithAuthorization` or
 /// `ReceiveWithAuthorization`) of [`eip3009_message`] under its token's domain. [`Eip3009Values`] reads it back.
 pub(crate) fn eip3009_typed_data(
