@@ -1,4 +1,4 @@
-//! Unit tests of the agreement exchange: a build the pairing refuses never reaches the signer, and the `Retry-After` read.
+//! Unit tests of the agreement exchange: a refused build never reaches the signer; the `Retry-After` read.
 
 use std::sync::atomic::{AtomicUsize, Ordering};
 
