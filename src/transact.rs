@@ -231,7 +231,8 @@ const NO_EXCHANGE: &str = "This build has no x402 agreement exchange (the `x402`
 /// A build without `x402` (`cargo test --no-default-features --lib`, which CI runs): a pairing of the caller's own
 /// whose payment is no public proof, its offer naming an agreement URL, declines `agreement-failed` after the bytes
 /// compare, and the signer is never called.
-#[cfg(all(test, not(feature = "x402")))]
+#[cfg(test)]
+#[cfg(not(feature = "x402"))]
 mod tests {
     use std::sync::atomic::{AtomicUsize, Ordering};
 

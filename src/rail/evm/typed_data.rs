@@ -72,7 +72,8 @@ impl TypedData {
     }
 }
 
-#[cfg(all(test, feature = "evm"))]
+#[cfg(test)]
+#[cfg(feature = "evm")]
 mod tests {
     use alloy_primitives::U256;
     use proptest::prelude::*;
