@@ -37,6 +37,27 @@ async fn a_connection_string_that_does_not_parse_or_reaches_nothing_is_a_clear_e
     assert!(!e.0.contains("secret"), "{e}");
 }
 
+/// A journal prints its server and database for a log line, never the password it connected with.
+#[tokio::test]
+async fn a_journal_prints_its_server_and_database_and_never_the_password() {
+    let Some(server) =
+        server(concat!(module_path!(), "::a_journal_prints_its_server_and_database_and_never_the_password"))
+    else {
+        return;
+    };
+    // The test server trusts local connections, so a password in the URL is accepted and never asked for.
+    let Some(rest) = server.strip_prefix("postgres://").and_then(|r| r.split_once('@')) else {
+        panic!("the test server's URL is postgres://USER@HOST:PORT/DB: {server}");
+    };
+    let url = fresh_schema(&format!("postgres://{}:pw-never-printed@{}", rest.0, rest.1)).await;
+    let journal = PostgresJournal::connect(&url).await.unwrap();
+    let printed = format!("{journal:?}");
+    assert!(printed.starts_with("PostgresJournal { target: "), "{printed}");
+    assert!(printed.contains(&format!("postgres://{}@{}", rest.0, rest.1)), "{printed}");
+    assert!(printed.contains("config: JournalConfig"), "{printed}");
+    assert!(!printed.contains("pw-never-printed"), "{printed}");
+}
+
 #[tokio::test]
 async fn eight_processes_starting_together_migrate_the_schema_once() {
     let Some(server) = server(concat!(module_path!(), "::eight_processes_starting_together_migrate_the_schema_once"))
