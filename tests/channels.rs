@@ -637,6 +637,16 @@ fn open_channel_takes_only_an_opening_of_the_compared_bytes() {
         "signed-not-bound",
         "The landed receipt is not a JSON object beside the opening.",
     );
+    // A landed receipt needs an opening that is an object beside it; an object receipt beside an object opening is
+    // kept with the hold.
+    declined(
+        &open_channel(ABC, &json!([opening.clone()]), pairing(), Some(&json!({}))),
+        "signed-not-bound",
+        "The landed receipt is not a JSON object beside the opening.",
+    );
+    let landed = json!({ "transaction": "0xfeed" });
+    let hold = open_channel(ABC, &opening, pairing(), Some(&landed)).unwrap();
+    assert_eq!(hold.landed.as_ref(), Some(&landed));
     let big = vec![b'a'; terms::MAX_ATR_BYTES + 1];
     assert_eq!(open_channel(&big, &opening, pairing(), None).unwrap_err().code.as_str(), "atr-too-large");
 }
