@@ -123,6 +123,37 @@ async fn a_user_without_the_right_to_migrate_is_told_and_can_use_a_schema_made_f
     assert_eq!(kind(&journal.begin(&intent(&f, "k", "a1", &day(1, 1), 10)).await.unwrap()), "fresh");
 }
 
+/// A write the server answers with a refusal (here: no right to insert) is that refusal at once; only a race the
+/// server broke (a deadlock, a serialization failure) or a lost connection is tried again until the busy timeout.
+#[tokio::test]
+async fn a_write_the_server_refuses_is_told_at_once_and_not_tried_again() {
+    let test = concat!(module_path!(), "::a_write_the_server_refuses_is_told_at_once_and_not_tried_again");
+    let Some(server) = server(test) else { return };
+    let owner = fresh_schema(&server).await;
+    let schema = owner.rsplit("%3D").next().unwrap().to_owned();
+    let user = format!("{schema}_reader");
+    drop(PostgresJournal::connect(&owner).await.unwrap());
+    let c = client(&owner).await;
+    c.batch_execute(&format!(
+        "CREATE ROLE {user} LOGIN; GRANT USAGE ON SCHEMA {schema} TO {user}; \
+         GRANT SELECT ON ALL TABLES IN SCHEMA {schema} TO {user}"
+    ))
+    .await
+    .unwrap();
+    let as_reader = in_schema(&server.replacen("postgres@", &format!("{user}@"), 1), &schema);
+    let busy = Duration::from_secs(4);
+    let journal =
+        PostgresJournal::connect_with(&as_reader, JournalConfig { busy_timeout: busy, ..JournalConfig::default() })
+            .await
+            .unwrap();
+    let f = fx();
+    let started = std::time::Instant::now();
+    let e = journal.begin(&intent(&f, "k", "a1", &day(1, 1), 10)).await.unwrap_err();
+    assert!(e.0.contains("permission denied"), "{e}");
+    // Tried again, it would have slept and asked until the busy timeout: the refusal comes back well before it.
+    assert!(started.elapsed() < busy / 2, "the refusal took {:?}, as if tried again", started.elapsed());
+}
+
 #[tokio::test]
 async fn a_connection_dropped_between_reserve_and_commit_leaves_one_reservation_or_none_never_two() {
     let test = concat!(
