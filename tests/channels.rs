@@ -649,6 +649,13 @@ fn open_channel_takes_only_an_opening_of_the_compared_bytes() {
     assert_eq!(hold.landed.as_ref(), Some(&landed));
     let big = vec![b'a'; terms::MAX_ATR_BYTES + 1];
     assert_eq!(open_channel(&big, &opening, pairing(), None).unwrap_err().code.as_str(), "atr-too-large");
+    // At the cap the bytes are read, and refused only because the opening carries another hash.
+    let at_cap = vec![b'a'; terms::MAX_ATR_BYTES];
+    declined(
+        &open_channel(&at_cap, &opening, pairing(), None),
+        "signed-not-bound",
+        "The pairing does not read the hash of the compared bytes from the opening.",
+    );
 }
 
 // ---------------------------------------------------------------------------------------------------------------
