@@ -92,6 +92,8 @@ async fn a_schema_of_a_newer_build_is_refused_and_never_migrated_down() {
     let newer = SCHEMA_VERSION + 1;
     c.execute("INSERT INTO terms_schema VALUES ($1, '9.9.9', 0)", &[&newer]).await.unwrap();
     let e = PostgresJournal::connect(&url).await.unwrap_err();
+    let target = server.split('?').next().unwrap();
+    assert!(e.0.starts_with(&format!("the journal on {target} cannot be used: ")), "{e}");
     assert!(e.0.contains(&format!("schema version {newer}, and this build reads version {SCHEMA_VERSION}")), "{e}");
     assert!(e.0.contains("never migrated down"), "{e}");
     let rows = c.query("SELECT version FROM terms_schema ORDER BY version", &[]).await.unwrap();
@@ -151,6 +153,43 @@ async fn a_write_the_server_refuses_is_told_at_once_and_not_tried_again() {
     let e = journal.begin(&intent(&f, "k", "a1", &day(1, 1), 10)).await.unwrap_err();
     assert!(e.0.contains("permission denied"), "{e}");
     // Tried again, it would have slept and asked until the busy timeout: the refusal comes back well before it.
+    assert!(started.elapsed() < busy / 2, "the refusal took {:?}, as if tried again", started.elapsed());
+}
+
+/// A read whose connection is lost before its commit's answer is tried again on a new connection and answers; a read
+/// the server refuses (no right to select) is told at once.
+#[tokio::test]
+async fn a_read_on_a_lost_connection_is_tried_again_and_a_refused_one_is_told_at_once() {
+    let test =
+        concat!(module_path!(), "::a_read_on_a_lost_connection_is_tried_again_and_a_refused_one_is_told_at_once");
+    let Some(server) = server(test) else { return };
+    let owner = fresh_schema(&server).await;
+    let schema = owner.rsplit("%3D").next().unwrap().to_owned();
+    let cutter = Proxy::start(&server, false).await;
+    let busy = Duration::from_secs(4);
+    let config = JournalConfig { busy_timeout: busy, ..JournalConfig::default() };
+    let journal = PostgresJournal::connect_with(&cutter.url(&owner), config.clone()).await.unwrap();
+    let f = fx();
+    assert_eq!(kind(&journal.begin(&intent(&f, "k", "a1", &day(1, 1), 10)).await.unwrap()), "fresh");
+    // Each read is one read-only transaction: the proxy cuts the connection that sends its COMMIT.
+    cutter.armed.store(true, Ordering::SeqCst);
+    assert_eq!(journal.attempts("k").await.unwrap().len(), 1, "the read was not tried again on a new connection");
+    assert_eq!(cutter.cuts.load(Ordering::SeqCst), 1, "the read's commit was not cut");
+    let c = client(&server).await;
+
+    // A reader that may read the schema's version but not the payments: refused at once, not tried again.
+    let user = format!("{schema}_version_only");
+    c.batch_execute(&format!(
+        "CREATE ROLE {user} LOGIN; GRANT USAGE ON SCHEMA {schema} TO {user}; \
+         GRANT SELECT ON {schema}.terms_schema TO {user}"
+    ))
+    .await
+    .unwrap();
+    let as_user = in_schema(&server.replacen("postgres@", &format!("{user}@"), 1), &schema);
+    let limited = PostgresJournal::connect_with(&as_user, config).await.unwrap();
+    let started = std::time::Instant::now();
+    let e = limited.attempts("k").await.unwrap_err();
+    assert!(e.0.contains("permission denied"), "{e}");
     assert!(started.elapsed() < busy / 2, "the refusal took {:?}, as if tried again", started.elapsed());
 }
 
