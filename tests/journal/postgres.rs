@@ -168,7 +168,7 @@ async fn a_read_on_a_lost_connection_is_tried_again_and_a_refused_one_is_told_at
     let cutter = Proxy::start(&server, false).await;
     let busy = Duration::from_secs(4);
     let config = JournalConfig { busy_timeout: busy, ..JournalConfig::default() };
-    let journal = PostgresJournal::connect_with(&cutter.url(&owner), config.clone()).await.unwrap();
+    let journal = PostgresJournal::connect_with(&cutter.url(&owner), config).await.unwrap();
     let f = fx();
     assert_eq!(kind(&journal.begin(&intent(&f, "k", "a1", &day(1, 1), 10)).await.unwrap()), "fresh");
     // Each read is one read-only transaction: the proxy cuts the connection that sends its COMMIT.
