@@ -245,6 +245,8 @@ async fn an_in_flight_attempt_blocks_until_its_lease_lapses_and_then_may_not_sig
     let (a1, a2) = (&attempts[0], &attempts[1]);
     assert_eq!((a1.attempt.as_str(), a1.stage, a1.payment_state), ("a1", Stage::Lapsed, PaymentState::NotPaid));
     assert_eq!((a1.retry, a1.payment.is_none()), (RetryState::Safe, true));
+    let cause = a1.cause.as_deref().unwrap_or_default();
+    assert!(cause.starts_with("its lease lapsed at 160 with nothing signed"), "{cause}");
     assert_eq!(a1.reservations[0].state, ReservationState::Released);
     assert_eq!((a2.stage, a2.payment_state, a2.retry), (Stage::Signed, PaymentState::Unknown, RetryState::Forbidden));
     assert_eq!(a2.reservations[0].state, ReservationState::Reserved);

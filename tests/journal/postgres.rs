@@ -56,6 +56,7 @@ async fn a_journal_prints_its_server_and_database_and_never_the_password() {
     assert!(printed.contains(&format!("postgres://{}@{}", rest.0, rest.1)), "{printed}");
     assert!(printed.contains("config: JournalConfig"), "{printed}");
     assert!(!printed.contains("pw-never-printed"), "{printed}");
+    assert_eq!(journal.target(), format!("postgres://{}@{}", rest.0, rest.1).split('?').next().unwrap());
 }
 
 #[tokio::test]
@@ -151,7 +152,9 @@ async fn a_write_the_server_refuses_is_told_at_once_and_not_tried_again() {
     let f = fx();
     let started = std::time::Instant::now();
     let e = journal.begin(&intent(&f, "k", "a1", &day(1, 1), 10)).await.unwrap_err();
-    assert!(e.0.contains("permission denied"), "{e}");
+    // The server's own words and its SQLSTATE (42501, insufficient privilege), and that nothing was recorded.
+    assert!(e.0.contains("permission denied") && e.0.contains("(42501)"), "{e}");
+    assert!(e.0.ends_with(": nothing was recorded"), "{e}");
     // Tried again, it would have slept and asked until the busy timeout: the refusal comes back well before it.
     assert!(started.elapsed() < busy / 2, "the refusal took {:?}, as if tried again", started.elapsed());
 }
