@@ -647,6 +647,16 @@ fn open_channel_takes_only_an_opening_of_the_compared_bytes() {
     let landed = json!({ "transaction": "0xfeed" });
     let hold = open_channel(ABC, &opening, pairing(), Some(&landed)).unwrap();
     assert_eq!(hold.landed.as_ref(), Some(&landed));
+    // Past the JSON depth the gate keeps, in a member the pairing does not read: the opening, or the receipt beside it.
+    let deep = (0..terms::json::MAX_JSON_DEPTH).fold(json!(1), |inner, _| json!([inner]));
+    let mut deep_opening = opening.clone();
+    deep_opening["deep"] = deep.clone();
+    declined(&open_channel(ABC, &deep_opening, pairing(), None), "signed-not-bound", "The opening is not plain JSON.");
+    declined(
+        &open_channel(ABC, &opening, pairing(), Some(&json!({ "deep": deep }))),
+        "signed-not-bound",
+        "The read held for the opening is not plain JSON.",
+    );
     let big = vec![b'a'; terms::MAX_ATR_BYTES + 1];
     assert_eq!(open_channel(&big, &opening, pairing(), None).unwrap_err().code.as_str(), "atr-too-large");
     // At the cap the bytes are read, and refused only because the opening carries another hash.
@@ -900,6 +910,34 @@ fn b64_encode(bytes: &[u8]) -> String {
 
 // ---------------------------------------------------------------------------------------------------------------
 // within, under a spend policy and a journal
+
+/// Above the policy's approval threshold a voucher's increase declines `policy/approval-required` before the signer
+/// is asked: `within` answers a seller mid-channel and hands nothing back, so only an approval passed in lets it sign.
+#[test]
+fn a_voucher_above_the_approval_threshold_is_refused_without_an_approval() {
+    use terms::safety::policy::Policy;
+    let policy = Policy::from_toml_str(
+        r#"
+resources = ["*"]
+networks = ["eip155:84532"]
+approval_above = { "eip155:84532/0x036CbD53842c5426634e7929541eC2318f3dCF7e" = "500" }
+
+[[assets]]
+network = "eip155:84532"
+address = "0x036CbD53842c5426634e7929541eC2318f3dCF7e"
+symbol = "USDC"
+decimals = 6
+cap = "5000"
+"#,
+    )
+    .unwrap();
+    let options = Options::new().clock(FixedClock(evm_fixed()["now"].as_u64().unwrap())).policy(Arc::new(policy));
+    let (_, hold) = opened();
+    let signer = wallet();
+    let got = paused().block_on(within(&doc(), &hold, pairing(), &signer, None, &options));
+    declined(&got, "policy-refused", "policy/approval-required");
+    assert_eq!(signer.count(), 0, "a voucher above the threshold was signed without an approval");
+}
 
 /// A voucher's increase over the hold's largest signed amount counts against the budget: the first (1000 more)
 /// passes a budget of 1500, the second is refused before the signer is asked, and the first, asked again, is the
