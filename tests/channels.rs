@@ -640,7 +640,7 @@ fn open_channel_takes_only_an_opening_of_the_compared_bytes() {
     // A landed receipt needs an opening that is an object beside it; an object receipt beside an object opening is
     // kept with the hold.
     declined(
-        &open_channel(ABC, &json!([opening.clone()]), pairing(), Some(&json!({}))),
+        &open_channel(ABC, &json!([opening]), pairing(), Some(&json!({}))),
         "signed-not-bound",
         "The landed receipt is not a JSON object beside the opening.",
     );
