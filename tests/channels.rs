@@ -192,6 +192,12 @@ fn a_channel_opens_pays_and_closes_under_one_atr() {
     assert_eq!(partial.signed["payload"]["amount"], "2500");
     assert_eq!(partial.signed["payload"]["voucher"]["maxClaimableAmount"], "3000");
     assert_eq!(partial.hold, hold, "a refund signs the recorded charge: nothing changes");
+    // A held amount written with leading zeros (as a caller may have stored it) comes back canonical.
+    let mut padded = serde_json::to_value(&hold).unwrap();
+    padded["signedMax"] = json!("03000");
+    let padded: ChannelHold = serde_json::from_value(padded).unwrap();
+    let again = run_within(&doc(), &padded, pairing(), &wallet(), Some(&Refund::partial("2500"))).unwrap();
+    assert_eq!(again.hold.signed_max, "3000");
 
     let close = run_within(&doc(), &hold, pairing(), &wallet(), Some(&Refund::close())).unwrap();
     assert_eq!(kind(&close.signed), ChannelKind::Close);
