@@ -263,3 +263,24 @@ impl Options {
         &self.inputs
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use serde_json::{Map, json};
+
+    use super::Options;
+    use crate::FixedClock;
+
+    /// The options print what a call will use (the inputs, the clock's time) and hand their inputs back as given.
+    #[test]
+    fn options_print_what_a_call_uses_and_give_their_inputs_back() {
+        let mut inputs = Map::new();
+        inputs.insert("recentBlockhash".into(), json!("11111111111111111111111111111111"));
+        let options = Options::new().inputs(inputs.clone()).clock(FixedClock(1_700_000_000));
+        assert_eq!(options.get_inputs(), &inputs);
+        let printed = format!("{options:?}");
+        assert!(printed.starts_with("Options { inputs: {\"recentBlockhash\": String(\"1111"), "{printed}");
+        assert!(printed.contains("now: 1700000000"), "{printed}");
+        assert!(printed.ends_with(", .. }"), "{printed}");
+    }
+}
