@@ -15,6 +15,8 @@
 //! - `transact` takes a payment with nothing to sign as paid only when its completion says "nothing to sign"; any
 //!   other completion failure declines.
 //! - a signer that fails at the first step has moved nothing, whatever the pairing's signer does.
+//! - the journal is told a payment is moving before a signer that moves the money itself is asked, and not before
+//!   one that only signs.
 //!
 //! The pairing is a stub of ours whose every answer the test sets.
 
@@ -23,6 +25,7 @@
 use serde_json::{Map, Value, json};
 use terms::json::Member;
 use terms::pairing::{Advertised, ChooseContext, Completion, InputSpec, Offer, Quote, Unsigned};
+use terms::safety::{Answered, Begun, Ended, Intent, JournalError, SpendJournal};
 use terms::{
     Answer, AtrHash, BoxFuture, Chosen, DeclineCode, Fetch, FetchError, Finish, Options, Pairing, Reason, Refusal,
     Request, Response, SigningRequest, atr_hash, confirm, finish,
@@ -118,7 +121,7 @@ impl Pairing for Stub {
         &[]
     }
     fn quote(&self, _: &Chosen) -> Result<Quote, Refusal> {
-        Err(Refusal::new("stub", Reason::NothingToSign))
+        Ok(Quote::new(terms::U256::from(1u8), "0xAsset", "0xPayee", "eip155:1", "exact"))
     }
     fn bound(&self, _: &dyn Member, _: Option<&Value>) -> Result<AtrHash, Refusal> {
         match self.bound {
@@ -343,5 +346,74 @@ async fn a_signer_that_fails_at_the_first_step_moved_nothing() {
         let declined = terms::transact(json!({}), &stub, &Refusing, &Seller, &Options::new()).await.unwrap_err();
         assert_eq!((declined.code, declined.detail.as_str()), (DeclineCode::SignerFailed, "The signer did not sign."));
         assert!(declined.moved.is_none(), "moves: {moves}");
+    }
+}
+
+/// One log of who was asked what, in order: the journal's and the signer's calls.
+#[derive(Debug, Default, Clone)]
+struct Log(std::sync::Arc<std::sync::Mutex<Vec<&'static str>>>);
+
+impl Log {
+    fn push(&self, what: &'static str) {
+        self.0.lock().unwrap().push(what);
+    }
+}
+
+/// A journal that logs its calls and answers each as a fresh purchase would be answered.
+#[derive(Debug)]
+struct LoggingJournal(Log);
+
+impl SpendJournal for LoggingJournal {
+    fn begin<'a>(&'a self, _: &'a Intent<'a>) -> BoxFuture<'a, Result<Begun, JournalError>> {
+        self.0.push("journal.begin");
+        Box::pin(async { Ok(Begun::Fresh) })
+    }
+    fn moving<'a>(&'a self, _: &'a str) -> BoxFuture<'a, Result<(), JournalError>> {
+        self.0.push("journal.moving");
+        Box::pin(async { Ok(()) })
+    }
+    fn signed<'a>(&'a self, _: &'a str, _: &'a [u8], _: &'a Value) -> BoxFuture<'a, Result<(), JournalError>> {
+        self.0.push("journal.signed");
+        Box::pin(async { Ok(()) })
+    }
+    fn ended<'a>(&'a self, _: &'a str, _: Ended<'a>) -> BoxFuture<'a, Result<(), JournalError>> {
+        self.0.push("journal.ended");
+        Box::pin(async { Ok(()) })
+    }
+    fn answered<'a>(&'a self, _: &'a str, _: Answered<'a>) -> BoxFuture<'a, Result<(), JournalError>> {
+        self.0.push("journal.answered");
+        Box::pin(async { Ok(()) })
+    }
+}
+
+/// A wallet that logs each request it is asked to sign.
+struct LoggingWallet(Log);
+
+impl terms::Signer for LoggingWallet {
+    fn account(&self) -> &str {
+        Wallet.account()
+    }
+    fn sign<'a>(&'a self, request: &'a SigningRequest) -> BoxFuture<'a, Result<Answer, terms::SignerError>> {
+        self.0.push("signer.sign");
+        Wallet.sign(request)
+    }
+}
+
+/// Before a signer that moves the money itself is asked, the journal is told: an attempt cut short after that is
+/// `unknown`, never `not-paid`. A signer that only signs needs no such write.
+#[tokio::test]
+async fn the_journal_is_told_before_a_signer_that_moves_money_is_asked() {
+    for moves in [true, false] {
+        let log = Log::default();
+        let stub = Stub { moves, ..Stub::new() };
+        let options = Options::new().journal(std::sync::Arc::new(LoggingJournal(log.clone())));
+        let got = terms::transact(json!({}), &stub, &LoggingWallet(log.clone()), &Seller, &options).await;
+        assert!(matches!(got, Ok(terms::TransactOutcome::Signed(_))), "{got:?}");
+        let want: &[&str] = if moves {
+            &["journal.begin", "journal.moving", "signer.sign", "journal.signed"]
+        } else {
+            &["journal.begin", "signer.sign", "journal.signed"]
+        };
+        assert_eq!(*log.0.lock().unwrap(), want, "moves: {moves}");
     }
 }
