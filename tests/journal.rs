@@ -24,6 +24,10 @@ mod backends;
 #[path = "journal/processes.rs"]
 mod processes;
 
+// Every state each end and answer names.
+#[path = "journal/states.rs"]
+mod states;
+
 // PostgreSQL alone: bad connection strings, schemas, rights, a dropped connection, a server restart.
 #[path = "journal/postgres.rs"]
 mod postgres;

@@ -1,0 +1,66 @@
+//! Each end and answer moves a record to every state it names, not only the ones an earlier step happened to leave
+//! right: an attempt that told the journal its signer moves money and then failed is not paid and safe to retry; an
+//! end after the payment was recorded keeps why it stays unknown; an end after an answer is refused; a settlement
+//! after an end where money may have moved forbids a retry; a queued answer is settled, queued, and asked after
+//! first.
+
+use serde_json::json;
+use terms::safety::journal::{ExecutionState, JournalConfig, PaymentState, RetryState, Stage};
+use terms::{
+    Moved,
+    safety::{Answered, Ended},
+};
+
+use super::backends::Place;
+use super::{ATR, day, declined, fx, intent, payment};
+
+on_both_backends!(each_end_and_answer_sets_every_state_it_names);
+
+async fn each_end_and_answer_sets_every_state_it_names(place: Place) {
+    let journal = place.open(JournalConfig::default()).await;
+    let f = fx();
+    let claims = day(10, 1);
+    let state = |r: &terms::safety::journal::Record| (r.stage, r.payment_state, r.retry);
+
+    // Told it was moving (unknown, ask first), then ended with nothing moved: not paid, safe to try again.
+    journal.begin(&intent(&f, "k1", "a1", &claims, 100)).await.unwrap();
+    journal.moving("a1").await.unwrap();
+    journal.ended("a1", Ended::NotPaid(&declined())).await.unwrap();
+    let r = journal.record("k1").await.unwrap().unwrap();
+    assert_eq!(state(&r), (Stage::Ended, PaymentState::NotPaid, RetryState::Safe));
+
+    // Ended after its payment was recorded: it stays unknown, and says why.
+    journal.begin(&intent(&f, "k2", "a2", &claims, 100)).await.unwrap();
+    journal.signed("a2", ATR, &payment()).await.unwrap();
+    journal.ended("a2", Ended::NotPaid(&declined())).await.unwrap();
+    let r = journal.record("k2").await.unwrap().unwrap();
+    assert_eq!(state(&r), (Stage::Ended, PaymentState::Unknown, RetryState::Forbidden));
+    let cause = r.cause.unwrap_or_default();
+    assert!(cause.starts_with("declined without moving money after its payment was recorded"), "{cause}");
+
+    // Answered with no charge, then ended: the answer stands, and the end is refused.
+    journal.begin(&intent(&f, "k3", "a3", &claims, 100)).await.unwrap();
+    journal.signed("a3", ATR, &payment()).await.unwrap();
+    journal.answered("a3", Answered::NotPaid(&json!({"success": false}))).await.unwrap();
+    let e = journal.ended("a3", Ended::NotPaid(&declined())).await.unwrap_err();
+    assert!(e.0.contains("attempt a3 was answered already"), "{e}");
+    let r = journal.record("k3").await.unwrap().unwrap();
+    assert_eq!(state(&r), (Stage::Answered, PaymentState::NotPaid, RetryState::Safe));
+
+    // Ended after money may have moved (unknown, ask first), then settled: never to be sent again.
+    journal.begin(&intent(&f, "k4", "a4", &claims, 100)).await.unwrap();
+    let moved = declined().with_moved(Some(Moved { signed: json!({"tx": "0x04"}), bytes: ATR.to_vec(), h: f.h }));
+    journal.ended("a4", Ended::Moved(&moved)).await.unwrap();
+    assert_eq!(state(&journal.record("k4").await.unwrap().unwrap()).2, RetryState::QueryFirst);
+    journal.answered("a4", Answered::Settled(&json!({"success": true}))).await.unwrap();
+    let r = journal.record("k4").await.unwrap().unwrap();
+    assert_eq!(state(&r), (Stage::Answered, PaymentState::Settled, RetryState::Forbidden));
+
+    // Queued (a 202 with a job id): settled, its execution queued, the job asked after before anything else.
+    journal.begin(&intent(&f, "k5", "a5", &claims, 100)).await.unwrap();
+    journal.signed("a5", ATR, &payment()).await.unwrap();
+    journal.answered("a5", Answered::Queued(&json!({"jobId": "j-1"}))).await.unwrap();
+    let r = journal.record("k5").await.unwrap().unwrap();
+    assert_eq!(state(&r), (Stage::Answered, PaymentState::Settled, RetryState::QueryFirst));
+    assert_eq!(r.execution, ExecutionState::Queued);
+}
