@@ -139,9 +139,10 @@ fn a_database_of_something_else_or_of_a_newer_schema_is_refused() {
     let e = SqliteJournal::open(&newer).unwrap_err();
     assert!(e.0.contains("schema version 2, and this build reads version 1"), "{e}");
 
-    // A journal opens again, as many times as asked.
+    // A journal opens again, as many times as asked, and prints its file and settings.
     let j = d.path().join("j.db");
-    drop(SqliteJournal::open(&j).unwrap());
+    let printed = format!("{:?}", SqliteJournal::open(&j).unwrap());
+    assert!(printed.starts_with(&format!("SqliteJournal {{ path: {j:?}, config: JournalConfig")), "{printed}");
     drop(SqliteJournal::open(&j).unwrap());
     drop(SqliteJournal::open_read_only(&j).unwrap());
 }

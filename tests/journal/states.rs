@@ -5,11 +5,9 @@
 //! first.
 
 use serde_json::json;
+use terms::Moved;
 use terms::safety::journal::{ExecutionState, JournalConfig, PaymentState, RetryState, Stage};
-use terms::{
-    Moved,
-    safety::{Answered, Ended},
-};
+use terms::safety::{Answered, Ended, Role};
 
 use super::backends::Place;
 use super::{ATR, day, declined, fx, intent, payment};
@@ -29,9 +27,14 @@ async fn each_end_and_answer_sets_every_state_it_names(place: Place) {
     let r = journal.record("k1").await.unwrap().unwrap();
     assert_eq!(state(&r), (Stage::Ended, PaymentState::NotPaid, RetryState::Safe));
 
-    // Ended after its payment was recorded: it stays unknown, and says why.
+    // Ended after its payment was recorded: it stays unknown, and says why. Writes after the intent carry the
+    // system clock's time; the record reads back its role.
+    let before = std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).unwrap().as_secs();
     journal.begin(&intent(&f, "k2", "a2", &claims, 100)).await.unwrap();
     journal.signed("a2", ATR, &payment()).await.unwrap();
+    let r = journal.record("k2").await.unwrap().unwrap();
+    assert_eq!((r.role, r.created_at), (Role::Payment, 100));
+    assert!(r.updated_at >= before, "a write after the intent at {}, before {before}", r.updated_at);
     journal.ended("a2", Ended::NotPaid(&declined())).await.unwrap();
     let r = journal.record("k2").await.unwrap().unwrap();
     assert_eq!(state(&r), (Stage::Ended, PaymentState::Unknown, RetryState::Forbidden));
