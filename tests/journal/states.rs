@@ -1,12 +1,12 @@
 //! Each end and answer moves a record to every state it names, not only the ones an earlier step happened to leave
 //! right: an attempt that told the journal its signer moves money and then failed is not paid and safe to retry; an
 //! end after the payment was recorded keeps why it stays unknown; an end after an answer is refused; a settlement
-//! after an end where money may have moved forbids a retry; a queued answer is settled, queued, and asked after
-//! first.
+//! after an end where money may have moved forbids a retry, and so does no answer after it; a queued answer is
+//! settled, queued, kept, its reservation committed, and asked after first.
 
 use serde_json::json;
 use terms::Moved;
-use terms::safety::journal::{ExecutionState, JournalConfig, PaymentState, RetryState, Stage};
+use terms::safety::journal::{ExecutionState, JournalConfig, PaymentState, ReservationState, RetryState, Stage};
 use terms::safety::{Answered, Ended, Role};
 
 use super::backends::Place;
@@ -49,6 +49,7 @@ async fn each_end_and_answer_sets_every_state_it_names(place: Place) {
     assert!(e.0.contains("attempt a3 was answered already"), "{e}");
     let r = journal.record("k3").await.unwrap().unwrap();
     assert_eq!(state(&r), (Stage::Answered, PaymentState::NotPaid, RetryState::Safe));
+    assert_eq!(r.answer, Some(json!({"success": false})));
 
     // Ended after money may have moved (unknown, ask first), then settled: never to be sent again.
     journal.begin(&intent(&f, "k4", "a4", &claims, 100)).await.unwrap();
@@ -66,4 +67,13 @@ async fn each_end_and_answer_sets_every_state_it_names(place: Place) {
     let r = journal.record("k5").await.unwrap().unwrap();
     assert_eq!(state(&r), (Stage::Answered, PaymentState::Settled, RetryState::QueryFirst));
     assert_eq!(r.execution, ExecutionState::Queued);
+    assert_eq!((r.answer, r.reservations[0].state), (Some(json!({"jobId": "j-1"})), ReservationState::Committed));
+
+    // Ended where money may have moved (ask first), then no answer came: unknown, and only to be re-sent.
+    journal.begin(&intent(&f, "k6", "a6", &claims, 100)).await.unwrap();
+    journal.ended("a6", Ended::Moved(&moved)).await.unwrap();
+    journal.answered("a6", Answered::Unknown("a timeout after 30 s")).await.unwrap();
+    let r = journal.record("k6").await.unwrap().unwrap();
+    assert_eq!(state(&r), (Stage::Answered, PaymentState::Unknown, RetryState::Forbidden));
+    assert_eq!(r.cause.as_deref(), Some("a timeout after 30 s"));
 }
