@@ -198,6 +198,12 @@ fn a_channel_opens_pays_and_closes_under_one_atr() {
     let padded: ChannelHold = serde_json::from_value(padded).unwrap();
     let again = run_within(&doc(), &padded, pairing(), &wallet(), Some(&Refund::partial("2500"))).unwrap();
     assert_eq!(again.hold.signed_max, "3000");
+    // A refund signs the recorded charge, below the largest amount signed since: the hold keeps the larger.
+    let ahead = run_within(&doc(), &hold, pairing(), &wallet(), None).unwrap();
+    assert_eq!(ahead.hold.signed_max, "4000");
+    let refund = run_within(&doc(), &ahead.hold, pairing(), &wallet(), Some(&Refund::partial("2500"))).unwrap();
+    assert_eq!(refund.signed["payload"]["voucher"]["maxClaimableAmount"], "3000");
+    assert_eq!(refund.hold.signed_max, "4000");
 
     let close = run_within(&doc(), &hold, pairing(), &wallet(), Some(&Refund::close())).unwrap();
     assert_eq!(kind(&close.signed), ChannelKind::Close);
