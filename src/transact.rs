@@ -228,7 +228,8 @@ async fn agreement(
 const NO_EXCHANGE: &str = "This build has no x402 agreement exchange (the `x402` feature is off): the agreement \
                            payment this pairing needs first cannot be paid, so nothing was signed.";
 
-/// A build without `x402` (`cargo test --no-default-features --lib`, which CI runs): a pairing of the caller's own
+/// A build without `x402` (`cargo test --no-default-features --lib` in a copy without the crate's self
+/// dev-dependency, whose `cli` feature would turn `x402` on: `.ci/run` does so): a pairing of the caller's own
 /// whose payment is no public proof, its offer naming an agreement URL, declines `agreement-failed` after the bytes
 /// compare, and the signer is never called.
 #[cfg(test)]
