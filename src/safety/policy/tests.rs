@@ -562,3 +562,16 @@ fn an_unknown_amount_is_refused_unless_the_policy_hands_it_to_a_person() {
     assert_eq!(approve.rules().unknown_amount, UnknownAmount::Approve);
     assert!(Policy::from_toml_str(&toml(r#"unknown_amount = "maybe""#, "")).is_err());
 }
+
+/// An asset the policy names by a name, not a `0x` address (a card's `USD`), is that asset written exactly: the same
+/// name is allowed under its cap, another case of it is no asset the policy knows.
+#[test]
+fn an_asset_named_by_a_name_is_compared_as_written() {
+    let p = policy(
+        "",
+        &format!("[[assets]]\nnetwork = \"{BASE}\"\naddress = \"USD\"\nsymbol = \"USD\"\ndecimals = 2\ncap = \"500\""),
+    );
+    let usd = |asset: &str| Quote::new(U256::from(100u8), asset, PAYEE, BASE, "exact");
+    assert!(check(&p, &usd("USD"), URL).is_ok());
+    refused(check(&p, &usd("usd"), URL), Reason::AssetNotAllowed, "usd");
+}
