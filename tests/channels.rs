@@ -923,16 +923,14 @@ fn b64_encode(bytes: &[u8]) -> String {
 // ---------------------------------------------------------------------------------------------------------------
 // within, under a spend policy and a journal
 
-/// Above the policy's approval threshold a voucher's increase declines `policy/approval-required` before the signer
-/// is asked: `within` answers a seller mid-channel and hands nothing back, so only an approval passed in lets it sign.
-#[test]
-fn a_voucher_above_the_approval_threshold_is_refused_without_an_approval() {
-    use terms::safety::policy::Policy;
-    let policy = Policy::from_toml_str(
+/// The spend policy of these tests: any resource, Base Sepolia, its USDC capped at 5000; `top` among the top-level
+/// members, `tables` after the asset.
+fn sepolia_policy(top: &str, tables: &str) -> terms::safety::policy::Policy {
+    terms::safety::policy::Policy::from_toml_str(&format!(
         r#"
 resources = ["*"]
 networks = ["eip155:84532"]
-approval_above = { "eip155:84532/0x036CbD53842c5426634e7929541eC2318f3dCF7e" = "500" }
+{top}
 
 [[assets]]
 network = "eip155:84532"
@@ -940,9 +938,19 @@ address = "0x036CbD53842c5426634e7929541eC2318f3dCF7e"
 symbol = "USDC"
 decimals = 6
 cap = "5000"
-"#,
-    )
-    .unwrap();
+
+{tables}
+"#
+    ))
+    .unwrap()
+}
+
+/// Above the policy's approval threshold a voucher's increase declines `policy/approval-required` before the signer
+/// is asked: `within` answers a seller mid-channel and hands nothing back, so only an approval passed in lets it sign.
+#[test]
+fn a_voucher_above_the_approval_threshold_is_refused_without_an_approval() {
+    let usdc = "eip155:84532/0x036CbD53842c5426634e7929541eC2318f3dCF7e";
+    let policy = sepolia_policy(&format!("approval_above = {{ \"{usdc}\" = \"500\" }}"), "");
     let options = Options::new().clock(FixedClock(evm_fixed()["now"].as_u64().unwrap())).policy(Arc::new(policy));
     let (_, hold) = opened();
     let signer = wallet();
@@ -957,27 +965,9 @@ cap = "5000"
 #[test]
 fn a_vouchers_increase_counts_against_the_budget_and_a_voucher_is_signed_once() {
     use terms::safety::journal::SqliteJournal;
-    use terms::safety::policy::Policy;
-    let policy = Policy::from_toml_str(
-        r#"
-resources = ["*"]
-networks = ["eip155:84532"]
-
-[[assets]]
-network = "eip155:84532"
-address = "0x036CbD53842c5426634e7929541eC2318f3dCF7e"
-symbol = "USDC"
-decimals = 6
-cap = "5000"
-
-[[budgets]]
-name = "channel-day"
-asset = "eip155:84532/0x036CbD53842c5426634e7929541eC2318f3dCF7e"
-window = "day"
-limit = "1500"
-"#,
-    )
-    .unwrap();
+    let budget = "[[budgets]]\nname = \"channel-day\"\nasset = \"eip155:84532/0x036CbD53842c5426634e7929541eC2318f3dCF7e\"\n\
+                  window = \"day\"\nlimit = \"1500\"";
+    let policy = sepolia_policy("", budget);
     let dir = std::env::temp_dir().join(format!("terms-channels-voucher-{}", std::process::id()));
     let _ = std::fs::remove_dir_all(&dir);
     std::fs::create_dir_all(&dir).unwrap();
