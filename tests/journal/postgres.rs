@@ -20,6 +20,17 @@ use super::{ATR, day, fx, intent, kind, payment};
 
 const ASSET: &str = "eip155:8453/0xAsset";
 
+/// A login role `<schema>_<name>` that may use the schema, granted `tables` (e.g. `SELECT ON ALL TABLES IN SCHEMA s`,
+/// none where empty) by the owner's client `c`; the URL that connects as it, in the schema.
+async fn role_in(server: &str, c: &tokio_postgres::Client, schema: &str, name: &str, tables: &str) -> String {
+    let user = format!("{schema}_{name}");
+    c.batch_execute(&format!("CREATE ROLE {user} LOGIN; GRANT USAGE ON SCHEMA {schema} TO {user}")).await.unwrap();
+    if !tables.is_empty() {
+        c.batch_execute(&format!("GRANT {tables} TO {user}")).await.unwrap();
+    }
+    in_schema(&server.replacen("postgres@", &format!("{user}@"), 1), schema)
+}
+
 #[tokio::test]
 async fn a_connection_string_that_does_not_parse_or_reaches_nothing_is_a_clear_error() {
     for bad in ["postgres://u:secret@host:notaport/db", "host=/tmp port=99999999 password=secret", "nonsense"] {
@@ -110,8 +121,7 @@ async fn a_user_without_the_right_to_migrate_is_told_and_can_use_a_schema_made_f
     let schema = owner.rsplit("%3D").next().unwrap().to_owned();
     let user = format!("{schema}_agent");
     let c = client(&owner).await;
-    c.batch_execute(&format!("CREATE ROLE {user} LOGIN; GRANT USAGE ON SCHEMA {schema} TO {user}")).await.unwrap();
-    let as_agent = in_schema(&server.replacen("postgres@", &format!("{user}@"), 1), &schema);
+    let as_agent = role_in(&server, &c, &schema, "agent", "").await;
     let e = PostgresJournal::connect(&as_agent).await.unwrap_err();
     assert!(e.0.contains("its user may not create the journal's tables (permission denied for schema"), "{e}");
     assert!(e.0.ends_with("nothing was changed"), "{e}");
@@ -134,16 +144,9 @@ async fn a_write_the_server_refuses_is_told_at_once_and_not_tried_again() {
     let Some(server) = server(test) else { return };
     let owner = fresh_schema(&server).await;
     let schema = owner.rsplit("%3D").next().unwrap().to_owned();
-    let user = format!("{schema}_reader");
     drop(PostgresJournal::connect(&owner).await.unwrap());
     let c = client(&owner).await;
-    c.batch_execute(&format!(
-        "CREATE ROLE {user} LOGIN; GRANT USAGE ON SCHEMA {schema} TO {user}; \
-         GRANT SELECT ON ALL TABLES IN SCHEMA {schema} TO {user}"
-    ))
-    .await
-    .unwrap();
-    let as_reader = in_schema(&server.replacen("postgres@", &format!("{user}@"), 1), &schema);
+    let as_reader = role_in(&server, &c, &schema, "reader", &format!("SELECT ON ALL TABLES IN SCHEMA {schema}")).await;
     let busy = Duration::from_secs(4);
     let journal =
         PostgresJournal::connect_with(&as_reader, JournalConfig { busy_timeout: busy, ..JournalConfig::default() })
@@ -181,14 +184,7 @@ async fn a_read_on_a_lost_connection_is_tried_again_and_a_refused_one_is_told_at
     let c = client(&server).await;
 
     // A reader that may read the schema's version but not the payments: refused at once, not tried again.
-    let user = format!("{schema}_version_only");
-    c.batch_execute(&format!(
-        "CREATE ROLE {user} LOGIN; GRANT USAGE ON SCHEMA {schema} TO {user}; \
-         GRANT SELECT ON {schema}.terms_schema TO {user}"
-    ))
-    .await
-    .unwrap();
-    let as_user = in_schema(&server.replacen("postgres@", &format!("{user}@"), 1), &schema);
+    let as_user = role_in(&server, &c, &schema, "version_only", &format!("SELECT ON {schema}.terms_schema")).await;
     let limited = PostgresJournal::connect_with(&as_user, config).await.unwrap();
     let started = std::time::Instant::now();
     let e = limited.attempts("k").await.unwrap_err();
