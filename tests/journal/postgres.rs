@@ -10,13 +10,13 @@ use std::time::Duration;
 
 use ruint::aliases::U256;
 use serde_json::json;
-use terms::safety::journal::{JournalConfig, PaymentState, Store};
+use terms::safety::journal::{JournalConfig, PaymentState, Stage, Store};
 use terms::safety::postgres::{PostgresJournal, SCHEMA_VERSION};
-use terms::safety::{Answered, Begun, SpendJournal};
+use terms::safety::{Answered, Begun, Ended, SpendJournal};
 use terms::{Reason, atr_hash};
 
 use super::backends::{Journal, Proxy, client, fresh_schema, in_schema, server};
-use super::{ATR, day, fx, intent, kind, payment};
+use super::{ATR, day, declined, fx, intent, kind, payment};
 
 const ASSET: &str = "eip155:8453/0xAsset";
 
@@ -136,6 +136,63 @@ async fn a_user_without_the_right_to_migrate_is_told_and_can_use_a_schema_made_f
     assert_eq!(kind(&journal.begin(&intent(&f, "k", "a1", &day(1, 1), 10)).await.unwrap()), "fresh");
 }
 
+/// A user without the right to create the tables who starts while another process migrates (a deploy's owner
+/// migrating as the agents start) waits for the migration and uses its tables: under the migration lock it looks
+/// again, and creates nothing (even `CREATE ... IF NOT EXISTS` needs the right it lacks). So does a second process
+/// of the owner's.
+#[tokio::test]
+async fn a_user_without_the_right_to_migrate_who_meets_a_migration_under_way_waits_and_uses_it() {
+    let test = concat!(
+        module_path!(),
+        "::a_user_without_the_right_to_migrate_who_meets_a_migration_under_way_waits_and_uses_it"
+    );
+    let Some(server) = server(test) else { return };
+    let owner = fresh_schema(&server).await;
+    let schema = owner.rsplit("%3D").next().unwrap().to_owned();
+    let c = client(&owner).await;
+    let as_agent = role_in(&server, &c, &schema, "agent", "").await;
+    let agent = format!("{schema}_agent");
+    // The tables the owner's migration creates are the agent's to use.
+    c.batch_execute(&format!(
+        "ALTER DEFAULT PRIVILEGES IN SCHEMA {schema} GRANT SELECT, INSERT, UPDATE ON TABLES TO {agent}"
+    ))
+    .await
+    .unwrap();
+    // Another session holds the migration lock (`termjnl1` in ASCII), as a process migrating another schema would.
+    let holder = client(&server).await;
+    holder.batch_execute("BEGIN; SELECT pg_advisory_xact_lock(x'7465726d6a6e6c31'::bigint)").await.unwrap();
+    let waiting = "SELECT count(*) FROM pg_locks l JOIN pg_stat_activity a ON a.pid = l.pid \
+                   WHERE l.locktype = 'advisory' AND NOT l.granted AND (a.application_name = $1 OR a.usename = $1)";
+    let watcher = client(&server).await;
+    let wait_for = async |who: &str| {
+        let started = std::time::Instant::now();
+        while watcher.query_one(waiting, &[&who]).await.unwrap().get::<_, i64>(0) == 0 {
+            assert!(started.elapsed() < Duration::from_secs(10), "{who} never waited for the migration lock");
+            tokio::time::sleep(Duration::from_millis(10)).await;
+        }
+    };
+    // The owner queues for the lock first (it will migrate), then the agent (it will find the tables made).
+    let named = format!("{owner}&application_name={schema}_owner");
+    let owner_opens = tokio::spawn(async move { PostgresJournal::connect(&named).await.map(drop) });
+    wait_for(&format!("{schema}_owner")).await;
+    let agent_opens = tokio::spawn(async move { PostgresJournal::connect(&as_agent).await });
+    wait_for(&agent).await;
+    // And a second process of the owner's: it too finds the tables made (before, it migrated again and met
+    // `terms_atr` already there).
+    let named = format!("{owner}&application_name={schema}_second");
+    let second_opens = tokio::spawn(async move { PostgresJournal::connect(&named).await.map(drop) });
+    wait_for(&format!("{schema}_second")).await;
+    holder.batch_execute("COMMIT").await.unwrap();
+    owner_opens.await.unwrap().unwrap();
+    second_opens.await.unwrap().unwrap_or_else(|e| panic!("the owner's second process: {e}"));
+    let journal =
+        agent_opens.await.unwrap().unwrap_or_else(|e| panic!("the agent did not wait for the migration: {e}"));
+    let f = fx();
+    assert_eq!(kind(&journal.begin(&intent(&f, "k", "a1", &day(1, 1), 10)).await.unwrap()), "fresh");
+    let rows = c.query("SELECT version FROM terms_schema", &[]).await.unwrap();
+    assert_eq!(rows.len(), 1, "the schema was migrated once");
+}
+
 /// A write the server answers with a refusal (here: no right to insert) is that refusal at once; only a race the
 /// server broke (a deadlock, a serialization failure) or a lost connection is tried again until the busy timeout.
 #[tokio::test]
@@ -192,6 +249,109 @@ async fn a_read_on_a_lost_connection_is_tried_again_and_a_refused_one_is_told_at
     assert!(started.elapsed() < busy / 2, "the refusal took {:?}, as if tried again", started.elapsed());
 }
 
+/// A write the server breaks off with its word to try again (a serialization failure, a deadlock) or with a
+/// connection it is closing (a shutdown, a connection exception) on a connection that still answers is run again on
+/// a new try, and lands once. The faults come from a trigger: each insert of an attempt takes the next number of a
+/// sequence (which a rollback does not give back), and the numbers listed in `faults` fail with their SQLSTATE.
+#[tokio::test]
+async fn a_write_the_server_breaks_off_to_be_tried_again_is_run_again_and_lands_once() {
+    let test = concat!(module_path!(), "::a_write_the_server_breaks_off_to_be_tried_again_is_run_again_and_lands_once");
+    let Some(server) = server(test) else { return };
+    let owner = fresh_schema(&server).await;
+    let journal = PostgresJournal::connect(&owner).await.unwrap();
+    let c = client(&owner).await;
+    c.batch_execute(
+        "CREATE SEQUENCE tries; CREATE TABLE faults (try BIGINT PRIMARY KEY, code TEXT NOT NULL); \
+         CREATE FUNCTION fault() RETURNS trigger LANGUAGE plpgsql AS $$ \
+         DECLARE n BIGINT := nextval('tries'); failing TEXT; \
+         BEGIN SELECT code INTO failing FROM faults WHERE try = n; \
+         IF failing IS NOT NULL THEN RAISE EXCEPTION 'fault % on try %', failing, n USING ERRCODE = failing; END IF; \
+         RETURN NEW; END $$; \
+         CREATE TRIGGER fault BEFORE INSERT ON terms_attempts FOR EACH ROW EXECUTE FUNCTION fault()",
+    )
+    .await
+    .unwrap();
+    // Serialization failure, deadlock; admin shutdown, crash shutdown, cannot connect now; connection failure.
+    let codes = ["40001", "40P01", "57P01", "57P02", "57P03", "08006"];
+    for (i, code) in codes.iter().enumerate() {
+        let first = i64::try_from(2 * i + 1).unwrap();
+        c.execute("INSERT INTO faults VALUES ($1, $2)", &[&first, code]).await.unwrap();
+    }
+    let f = fx();
+    let claims = day(100, 1);
+    for (i, code) in codes.iter().enumerate() {
+        let (key, attempt) = (format!("k{i}"), format!("a{i}"));
+        let begun = journal.begin(&intent(&f, &key, &attempt, &claims, 100)).await;
+        assert_eq!(kind(&begun.unwrap_or_else(|e| panic!("{code}: {e}"))), "fresh", "{code}");
+        assert_eq!(journal.attempts(&key).await.unwrap().len(), 1, "{code}");
+    }
+    // Each begin was tried twice: the fault, then the write that landed.
+    let tries: i64 = c.query_one("SELECT last_value FROM tries", &[]).await.unwrap().get(0);
+    assert_eq!(tries, i64::try_from(2 * codes.len()).unwrap());
+    let used = journal.budget("day", "", ASSET, 86_400, U256::from(100), 100).await.unwrap();
+    assert_eq!(used.reserved, U256::from(codes.len()), "one reservation each");
+    // Any other SQLSTATE is the server's answer: told at once, nothing recorded.
+    c.execute("INSERT INTO faults VALUES ($1, '23514')", &[&(tries + 1)]).await.unwrap();
+    let e = journal.begin(&intent(&f, "k-last", "a-last", &claims, 100)).await.unwrap_err();
+    assert!(e.0.contains(&format!("fault 23514 on try {}", tries + 1)) && e.0.contains("(23514)"), "{e}");
+    assert!(e.0.ends_with(": nothing was recorded"), "{e}");
+    let after: i64 = c.query_one("SELECT last_value FROM tries", &[]).await.unwrap().get(0);
+    assert_eq!(after, tries + 1, "a refusal is not tried again");
+}
+
+/// Two purchases never wait for each other: a begin held up inside one purchase (its attempt's row locked by
+/// another session) holds that purchase's lock, and a begin of another purchase on the same budget goes through.
+#[tokio::test]
+async fn a_begin_held_up_in_one_purchase_does_not_hold_up_another() {
+    let test = concat!(module_path!(), "::a_begin_held_up_in_one_purchase_does_not_hold_up_another");
+    let Some(server) = server(test) else { return };
+    let owner = fresh_schema(&server).await;
+    let busy = Duration::from_secs(3);
+    let config = JournalConfig { busy_timeout: busy, ..JournalConfig::default() };
+    let journal = Arc::new(PostgresJournal::connect_with(&owner, config).await.unwrap());
+    let f = Arc::new(fx());
+    let claims = Arc::new(day(100, 1));
+    assert_eq!(kind(&journal.begin(&intent(&f, "k1", "a1", &claims, 100)).await.unwrap()), "fresh");
+    let holder = client(&owner).await;
+    holder.batch_execute("BEGIN; SELECT 1 FROM terms_attempts WHERE attempt = 'a1' FOR UPDATE").await.unwrap();
+    let held_up = {
+        let (journal, f, claims) = (journal.clone(), f.clone(), claims.clone());
+        tokio::spawn(async move { journal.begin(&intent(&f, "k1", "a2", &claims, 101)).await })
+    };
+    // Until the second begin of k1 holds its purchase's lock and waits for a1's row.
+    let watcher = client(&server).await;
+    let waiting = "SELECT count(*) FROM pg_locks WHERE locktype = 'transactionid' AND NOT granted";
+    let started = std::time::Instant::now();
+    while watcher.query_one(waiting, &[]).await.unwrap().get::<_, i64>(0) == 0 {
+        assert!(started.elapsed() < busy, "the second begin of k1 never waited for a1's row");
+        tokio::time::sleep(Duration::from_millis(10)).await;
+    }
+    let other = std::time::Instant::now();
+    let begun = journal.begin(&intent(&f, "k2", "b1", &claims, 101)).await.unwrap();
+    assert_eq!(kind(&begun), "fresh");
+    assert!(other.elapsed() < busy / 2, "k2 waited {:?} for k1", other.elapsed());
+    holder.batch_execute("COMMIT").await.unwrap();
+    // a1 is still in flight: the held-up begin answers so once the row is free.
+    let Begun::Blocked(reason, _) = held_up.await.unwrap().unwrap() else { panic!("a2 was not blocked by a1") };
+    assert_eq!(reason, Reason::InFlight);
+}
+
+/// A schema where a table of the journal's name is not the journal's (another application's `terms_atr`): the
+/// server's own words, not a missing right, and nothing changed.
+#[tokio::test]
+async fn a_table_of_the_journals_name_that_is_not_the_journal_is_the_servers_error() {
+    let test = concat!(module_path!(), "::a_table_of_the_journals_name_that_is_not_the_journal_is_the_servers_error");
+    let Some(server) = server(test) else { return };
+    let owner = fresh_schema(&server).await;
+    let c = client(&owner).await;
+    c.batch_execute("CREATE TABLE terms_atr (id INTEGER)").await.unwrap();
+    let e = PostgresJournal::connect(&owner).await.unwrap_err();
+    assert!(e.0.contains("\"terms_atr\" already exists") && e.0.contains("(42P07)"), "{e}");
+    assert!(!e.0.contains("may not create"), "{e}");
+    let schema: bool = c.query_one("SELECT to_regclass('terms_schema') IS NOT NULL", &[]).await.unwrap().get(0);
+    assert!(!schema, "the failed migration left its version table behind");
+}
+
 #[tokio::test]
 async fn a_connection_dropped_between_reserve_and_commit_leaves_one_reservation_or_none_never_two() {
     let test = concat!(
@@ -220,6 +380,33 @@ async fn a_connection_dropped_between_reserve_and_commit_leaves_one_reservation_
         assert_eq!(kind(&journal.begin(&intent(&f, "k", "a2", &claims, 100)).await.unwrap()), "resend a1");
         let r = journal.record("k").await.unwrap().unwrap();
         assert_eq!((r.payment_state, r.payment), (PaymentState::Unknown, Some(payment())));
+        // Queued, then settled with the settlement's cut commit: the queued answer is not taken for it.
+        let (queued, settled) = (json!({"success": true, "job": "j1"}), json!({"success": true, "tx": "0x1"}));
+        journal.answered("a1", Answered::Queued(&queued)).await.unwrap();
+        cutter.armed.store(true, Ordering::SeqCst);
+        journal.answered("a1", Answered::Settled(&settled)).await.unwrap();
+        let r = journal.record("k").await.unwrap().unwrap();
+        assert_eq!((r.answer, r.payment_state), (Some(settled), PaymentState::Settled), "reaches: {reaches}");
+        // An answer of no charge, and the two ends (one with a decline, one without), each with its commit cut:
+        // each is recorded once, and looked for, not written twice (a second is refused).
+        let claims = day(10, 1);
+        journal.begin(&intent(&f, "k3", "a3", &claims, 100)).await.unwrap();
+        journal.signed("a3", ATR, &payment()).await.unwrap();
+        cutter.armed.store(true, Ordering::SeqCst);
+        journal.answered("a3", Answered::NotPaid(&json!({"success": false}))).await.unwrap();
+        journal.begin(&intent(&f, "k4", "a4", &claims, 100)).await.unwrap();
+        cutter.armed.store(true, Ordering::SeqCst);
+        journal.ended("a4", Ended::NotPaid(&declined())).await.unwrap();
+        journal.begin(&intent(&f, "k5", "a5", &claims, 100)).await.unwrap();
+        cutter.armed.store(true, Ordering::SeqCst);
+        journal.ended("a5", Ended::HandedBack).await.unwrap();
+        assert_eq!(cutter.cuts.load(Ordering::SeqCst), 6, "reaches: {reaches}");
+        for (key, stage) in [("k3", Stage::Answered), ("k4", Stage::Ended), ("k5", Stage::Ended)] {
+            let r = journal.record(key).await.unwrap().unwrap();
+            assert_eq!((r.stage, r.payment_state), (stage, PaymentState::NotPaid), "{key}, reaches: {reaches}");
+        }
+        let r = journal.record("k4").await.unwrap().unwrap();
+        assert_eq!(r.decline, Some(serde_json::to_value(declined()).unwrap()), "reaches: {reaches}");
     }
 }
 

@@ -56,7 +56,17 @@ CREATE INDEX terms_reservations_by_attempt ON terms_reservations (attempt);
 
 /// The newest version applied, 0 where there is no `terms_schema`; a version past this build's refuses.
 async fn version(client: &impl deadpool_postgres::GenericClient) -> Result<i32, Fail> {
-    let exists: bool = client.query_one("SELECT to_regclass('terms_schema') IS NOT NULL", &[]).await?.get(0);
+    // Read from the catalog under this statement's snapshot, not with `to_regclass`: that answers from the session's
+    // catalog cache, which a wait for the migration lock does not refresh, so under the lock it could still call
+    // absent a `terms_schema` another process created and committed while this one waited (and migrate again).
+    let exists: bool = client
+        .query_one(
+            "SELECT EXISTS (SELECT 1 FROM pg_catalog.pg_class c JOIN pg_catalog.pg_namespace n \
+             ON n.oid = c.relnamespace WHERE c.relname = 'terms_schema' AND n.nspname = ANY (current_schemas(true)))",
+            &[],
+        )
+        .await?
+        .get(0);
     if !exists {
         return Ok(0);
     }
