@@ -28,6 +28,10 @@ mod processes;
 #[path = "journal/states.rs"]
 mod states;
 
+// SQLite alone: eight processes creating one file, a file stamped by another application, a write the disk refuses.
+#[path = "journal/sqlite.rs"]
+mod sqlite;
+
 // PostgreSQL alone: bad connection strings, schemas, rights, a dropped connection, a server restart.
 #[path = "journal/postgres.rs"]
 mod postgres;

@@ -77,3 +77,20 @@ async fn each_end_and_answer_sets_every_state_it_names(place: Place) {
     assert_eq!(state(&r), (Stage::Answered, PaymentState::Unknown, RetryState::Forbidden));
     assert_eq!(r.cause.as_deref(), Some("a timeout after 30 s"));
 }
+
+on_both_backends!(an_attempt_named_twice_is_refused_and_nothing_is_recorded);
+
+/// An attempt's name is the journal's key for it: a second begin under a name it holds (for another purchase) is
+/// refused, and neither the attempt nor its reservation is recorded twice.
+async fn an_attempt_named_twice_is_refused_and_nothing_is_recorded(place: Place) {
+    let journal = place.open(JournalConfig::default()).await;
+    let f = fx();
+    let claims = day(10, 1);
+    journal.begin(&intent(&f, "k1", "a1", &claims, 100)).await.unwrap();
+    let e = journal.begin(&intent(&f, "k2", "a1", &claims, 100)).await.unwrap_err();
+    assert_eq!(e.0, "attempt a1 is already in the journal: nothing was recorded");
+    assert!(journal.record("k2").await.unwrap().is_none());
+    assert_eq!(journal.attempts("k1").await.unwrap().len(), 1);
+    let used = journal.budget("day", "", "eip155:8453/0xAsset", 86_400, terms::U256::from(10), 100).await.unwrap();
+    assert_eq!(used.reserved, terms::U256::from(1));
+}
