@@ -37,6 +37,7 @@ mod write;
 use std::fmt;
 use std::path::{Path, PathBuf};
 use std::sync::{Mutex, PoisonError};
+use std::time::{Duration, Instant};
 
 use ruint::aliases::U256;
 use rusqlite::{Connection, ErrorCode, OpenFlags, Transaction, TransactionBehavior};
@@ -177,7 +178,7 @@ fn prepare(conn: &mut Connection, config: &JournalConfig, read_only: bool) -> Re
     conn.busy_timeout(config.busy_timeout)?;
     let version = check_version(conn)?;
     if !read_only {
-        let mode: String = conn.pragma_update_and_check(None, "journal_mode", "WAL", |r| r.get(0))?;
+        let mode = wal(conn, config.busy_timeout)?;
         if !mode.eq_ignore_ascii_case("wal") {
             return Err(Fail::Refused(format!("it cannot be put in WAL mode (its journal mode stays {mode})")));
         }
@@ -210,11 +211,34 @@ fn prepare(conn: &mut Connection, config: &JournalConfig, read_only: bool) -> Re
     Ok(())
 }
 
+/// Puts the file in WAL mode and answers the mode it is in. The switch needs the file to itself, and where another
+/// connection is switching it too SQLite answers "busy" at once instead of calling the busy handler (two
+/// connections that each hold a read lock and wait for the other would never end): eight processes opening one new
+/// journal at once meet it. So the switch is tried again, as the busy handler would, until the busy timeout.
+fn wal(conn: &Connection, busy: Duration) -> Result<String, Fail> {
+    let deadline = Instant::now() + busy;
+    let mut pause = Duration::from_millis(1);
+    loop {
+        match conn.pragma_update_and_check(None, "journal_mode", "WAL", |r| r.get(0)) {
+            Err(e) if e.sqlite_error_code() == Some(ErrorCode::DatabaseBusy) && Instant::now() < deadline => {
+                std::thread::sleep(pause);
+                pause = (pause * 2).min(Duration::from_millis(50));
+            }
+            mode => return Ok(mode?),
+        }
+    }
+}
+
 /// The file's schema version: 0 for a file with no journal yet; a newer version, or a version set by something
 /// other than a journal, refuses.
 fn check_version(conn: &Connection) -> Result<i64, Fail> {
-    let version: i64 = conn.query_row("PRAGMA user_version", [], |r| r.get(0))?;
-    let application: i64 = conn.query_row("PRAGMA application_id", [], |r| r.get(0))?;
+    // One statement, so one read of the file: read apart, a journal another process created between the two could
+    // show its application id beside the version 0 it had before (a journal of "version 0", refused).
+    let (version, application): (i64, i64) = conn.query_row(
+        "SELECT u.user_version, a.application_id FROM pragma_user_version AS u, pragma_application_id AS a",
+        [],
+        |r| Ok((r.get(0)?, r.get(1)?)),
+    )?;
     if version == 0 && application == 0 {
         return Ok(0);
     }
