@@ -3,10 +3,11 @@
 
 use std::process::Command;
 use std::sync::{Arc, Barrier};
+use std::time::{Duration, Instant};
 
 use serde_json::Value;
 use terms::safety::SpendJournal;
-use terms::safety::journal::{HistoryFilter, SqliteJournal, Store};
+use terms::safety::journal::{HistoryFilter, JournalConfig, SqliteJournal, Store};
 
 use super::{day, dir, fx, intent, kind};
 
@@ -33,6 +34,39 @@ fn eight_journals_opening_one_new_file_at_once_all_open_it() {
         let conn = rusqlite::Connection::open(&path).unwrap();
         let version: i64 = conn.query_row("PRAGMA user_version", [], |r| r.get(0)).unwrap();
         assert_eq!(version, 1, "round {round}");
+    }
+}
+
+/// A new journal file another process is writing (a write lock held on it) is waited for, not refused at once:
+/// the switch to WAL, which SQLite answers "busy" at once there, is tried again until the busy timeout; past it,
+/// the open is refused as locked.
+#[test]
+fn a_new_file_another_process_is_writing_is_waited_for_until_the_busy_timeout() {
+    let d = dir();
+    for (hold, busy, opens) in [(150, 3000, true), (1500, 300, false)] {
+        let path = d.path().join(format!("held-{hold}.db"));
+        let holder = rusqlite::Connection::open(&path).unwrap();
+        holder.execute_batch("BEGIN IMMEDIATE").unwrap();
+        let release = std::thread::spawn(move || {
+            std::thread::sleep(Duration::from_millis(hold));
+            holder.execute_batch("COMMIT").unwrap();
+        });
+        let config = JournalConfig { busy_timeout: Duration::from_millis(busy), ..JournalConfig::default() };
+        let started = Instant::now();
+        let opened = SqliteJournal::open_with(&path, config);
+        let took = started.elapsed();
+        if opens {
+            opened.unwrap_or_else(|e| panic!("held {hold} ms, busy timeout {busy} ms: {e}"));
+            assert!(took >= Duration::from_millis(hold / 2), "opened after {took:?}, while the file was held");
+        } else {
+            let e = opened.unwrap_err();
+            assert!(e.0.contains("is locked by another process"), "{e}");
+            assert!(
+                took >= Duration::from_millis(busy) && took < Duration::from_millis(hold),
+                "refused after {took:?}"
+            );
+        }
+        release.join().unwrap();
     }
 }
 

@@ -445,6 +445,28 @@ fn resources_networks_and_assets_are_validated() {
             "resources[0]",
             Problem::NotAResource { value: "https://u:p@a.example/".into(), why: "it names a user" },
         ),
+        // A user alone, or a password alone, names a user as well.
+        (
+            "[\"https://u@a.example/\"]".into(),
+            nets.clone(),
+            asset.clone(),
+            "resources[0]",
+            Problem::NotAResource { value: "https://u@a.example/".into(), why: "it names a user" },
+        ),
+        (
+            "[\"https://:p@a.example/\"]".into(),
+            nets.clone(),
+            asset.clone(),
+            "resources[0]",
+            Problem::NotAResource { value: "https://:p@a.example/".into(), why: "it names a user" },
+        ),
+        (
+            "[\"https://a.example/#top\"]".into(),
+            nets.clone(),
+            asset.clone(),
+            "resources[0]",
+            Problem::NotAResource { value: "https://a.example/#top".into(), why: "it has a query or fragment" },
+        ),
         (
             "[\"https://a.example/?x=1\"]".into(),
             nets.clone(),
