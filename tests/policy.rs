@@ -320,3 +320,17 @@ fn an_amount_under_one_unit_is_shown_with_its_leading_zero() {
         assert!(refused.why.starts_with(&expected), "{} does not start with {expected}", refused.why);
     }
 }
+
+/// A policy written out (as JSON) and read again is the same policy: an unknown amount handed to a person stays
+/// handed to a person, and the default (refused) is left out of what is written.
+#[test]
+fn an_unknown_amount_rule_is_written_back_as_it_was_and_its_default_left_out() {
+    for (rule, written) in [("approve", true), ("refuse", false)] {
+        let p =
+            Policy::from_toml_str(&format!("unknown_amount = \"{rule}\"\nresources = []\nnetworks = []\nassets = []"))
+                .unwrap();
+        let json = serde_json::to_string(&p).unwrap();
+        assert_eq!(json.contains("unknown_amount"), written, "{rule}: {json}");
+        assert_eq!(Policy::from_json_str(&json).unwrap(), p, "{rule}: {json}");
+    }
+}
