@@ -334,3 +334,13 @@ fn an_unknown_amount_rule_is_written_back_as_it_was_and_its_default_left_out() {
         assert_eq!(Policy::from_json_str(&json).unwrap(), p, "{rule}: {json}");
     }
 }
+
+/// What a budget is kept per reads as the file writes it.
+#[test]
+fn a_budgets_per_reads_as_the_file_writes_it() {
+    use terms::safety::policy::Per;
+    for per in [Per::Payee, Per::Origin] {
+        assert_eq!(serde_json::to_value(per).unwrap(), per.as_str(), "{per:?}");
+    }
+    assert_eq!((Per::Payee.as_str(), Per::Origin.as_str()), ("payee", "origin"));
+}
