@@ -331,16 +331,22 @@ fn an_unknown_amount_rule_is_written_back_as_it_was_and_its_default_left_out() {
                 .unwrap();
         let json = serde_json::to_string(&p).unwrap();
         assert_eq!(json.contains("unknown_amount"), written, "{rule}: {json}");
+        // Payees left open (the default) are left out too.
+        assert!(!json.contains("payees"), "{rule}: {json}");
         assert_eq!(Policy::from_json_str(&json).unwrap(), p, "{rule}: {json}");
     }
 }
 
-/// What a budget is kept per reads as the file writes it.
+/// What a budget is kept per, and its window, read as the file writes them.
 #[test]
-fn a_budgets_per_reads_as_the_file_writes_it() {
-    use terms::safety::policy::Per;
+fn a_budgets_per_and_window_read_as_the_file_writes_them() {
+    use terms::safety::policy::{Per, Window};
     for per in [Per::Payee, Per::Origin] {
         assert_eq!(serde_json::to_value(per).unwrap(), per.as_str(), "{per:?}");
     }
+    for window in [Window::Hour, Window::Day, Window::Month] {
+        assert_eq!(serde_json::to_value(window).unwrap(), window.as_str(), "{window:?}");
+    }
     assert_eq!((Per::Payee.as_str(), Per::Origin.as_str()), ("payee", "origin"));
+    assert_eq!((Window::Hour.as_str(), Window::Day.as_str(), Window::Month.as_str()), ("hour", "day", "month"));
 }
