@@ -240,6 +240,7 @@ mod tests {
             "https:atr.seller.example",
             "https://é\u{0}/",
             "httpsx://atr.seller.example/",
+            "xttps://atr.seller.example/",
             "https+x://atr.seller.example/",
             "http://atr.seller.example/",
             " \thttp://atr.seller.example/",
