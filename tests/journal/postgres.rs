@@ -31,6 +31,22 @@ async fn role_in(server: &str, c: &tokio_postgres::Client, schema: &str, name: &
     in_schema(&server.replacen("postgres@", &format!("{user}@"), 1), schema)
 }
 
+/// Asks `count` (a `SELECT count(*)` of what the test waits for, e.g. a lock not granted) every 10 ms until it counts
+/// one or more; `never` if that takes `within`.
+async fn until_counted(
+    c: &tokio_postgres::Client,
+    count: &str,
+    params: &[&(dyn tokio_postgres::types::ToSql + Sync)],
+    within: Duration,
+    never: &str,
+) {
+    let started = std::time::Instant::now();
+    while c.query_one(count, params).await.unwrap().get::<_, i64>(0) == 0 {
+        assert!(started.elapsed() < within, "{never}");
+        tokio::time::sleep(Duration::from_millis(10)).await;
+    }
+}
+
 #[tokio::test]
 async fn a_connection_string_that_does_not_parse_or_reaches_nothing_is_a_clear_error() {
     for bad in ["postgres://u:secret@host:notaport/db", "host=/tmp port=99999999 password=secret", "nonsense"] {
@@ -165,11 +181,8 @@ async fn a_user_without_the_right_to_migrate_who_meets_a_migration_under_way_wai
                    WHERE l.locktype = 'advisory' AND NOT l.granted AND (a.application_name = $1 OR a.usename = $1)";
     let watcher = client(&server).await;
     let wait_for = async |who: &str| {
-        let started = std::time::Instant::now();
-        while watcher.query_one(waiting, &[&who]).await.unwrap().get::<_, i64>(0) == 0 {
-            assert!(started.elapsed() < Duration::from_secs(10), "{who} never waited for the migration lock");
-            tokio::time::sleep(Duration::from_millis(10)).await;
-        }
+        let never = format!("{who} never waited for the migration lock");
+        until_counted(&watcher, waiting, &[&who], Duration::from_secs(10), &never).await;
     };
     // The owner queues for the lock first (it will migrate), then the agent (it will find the tables made).
     let named = format!("{owner}&application_name={schema}_owner");
@@ -321,11 +334,7 @@ async fn a_begin_held_up_in_one_purchase_does_not_hold_up_another() {
     // Until the second begin of k1 holds its purchase's lock and waits for a1's row.
     let watcher = client(&server).await;
     let waiting = "SELECT count(*) FROM pg_locks WHERE locktype = 'transactionid' AND NOT granted";
-    let started = std::time::Instant::now();
-    while watcher.query_one(waiting, &[]).await.unwrap().get::<_, i64>(0) == 0 {
-        assert!(started.elapsed() < busy, "the second begin of k1 never waited for a1's row");
-        tokio::time::sleep(Duration::from_millis(10)).await;
-    }
+    until_counted(&watcher, waiting, &[], busy, "the second begin of k1 never waited for a1's row").await;
     let other = std::time::Instant::now();
     let begun = journal.begin(&intent(&f, "k2", "b1", &claims, 101)).await.unwrap();
     assert_eq!(kind(&begun), "fresh");
