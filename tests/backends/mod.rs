@@ -1,6 +1,6 @@
 //! The journal's two backends for the tests: each journal and budget test runs on a SQLite file in a temporary
 //! folder and on a real PostgreSQL server, in a schema of its own. The server is the one `TERMS_TEST_POSTGRES` names
-//! (a URL, e.g. `postgres://postgres@127.0.0.1:54329/terms` as `scripts/pg-test-server start` prints it); without
+//! (a URL, e.g. `postgres://postgres@127.0.0.1:25329/terms` as `scripts/pg-test-server start` prints it); without
 //! it each PostgreSQL test says on stderr that it was skipped, by name, and why (and under CI it fails instead, so
 //! CI never passes without the server).
 

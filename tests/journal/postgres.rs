@@ -480,7 +480,8 @@ async fn a_server_restarted_while_payments_are_in_flight_loses_none_and_the_agen
     let test =
         concat!(module_path!(), "::a_server_restarted_while_payments_are_in_flight_loses_none_and_the_agents_go_on");
     let Some(shared) = server(test) else { return };
-    // A server of its own (the next port), so the restart stops no other test's.
+    // A server of its own (the next port), so the restart stops no other test's. The script's ports sit below the
+    // ephemeral range: there an outgoing connection of another test may hold the port and the server cannot bind it.
     let port: u16 = shared.rsplit(':').next().unwrap().split('/').next().unwrap().parse().unwrap();
     let port = (port + 1).to_string();
     let script = concat!(env!("CARGO_MANIFEST_DIR"), "/scripts/pg-test-server");
