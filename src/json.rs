@@ -281,6 +281,58 @@ pub(crate) fn exact_string(value: &Value) -> String {
     out
 }
 
+/// Whether text [`exact_string`] or [`exact_object`] wrote is already the text [`to_js_string`] writes for its
+/// value, so that a payment's header needs no second writing. The two forms write strings, literals and member order
+/// alike and differ only in numbers and the depth limit: a text nested at most [`MAX_JSON_DEPTH`] deep whose every
+/// number is a plain integer within 2^53 (what a payment holds: a version, a count) is the same in both. `false`
+/// decides nothing: the value is written again.
+pub(crate) fn exact_is_js(text: &str) -> bool {
+    let bytes = text.as_bytes();
+    let (mut at, mut depth) = (0usize, 0usize);
+    let mut strings = Strings::default();
+    while let Some(&b) = bytes.get(at) {
+        if strings.holds(b) {
+            at += 1;
+            continue;
+        }
+        match b {
+            b'[' | b'{' => {
+                depth += 1;
+                if depth > MAX_JSON_DEPTH {
+                    return false;
+                }
+            }
+            b']' | b'}' => depth = depth.saturating_sub(1),
+            b'-' | b'0'..=b'9' => {
+                let len =
+                    bytes.get(at..).unwrap_or_default().iter().take_while(|c| b"0123456789+-.eE".contains(c)).count();
+                if !is_plain_safe_integer(text.get(at..at + len).unwrap_or_default()) {
+                    return false;
+                }
+                at += len;
+                continue;
+            }
+            _ => {}
+        }
+        at += 1;
+    }
+    true
+}
+
+/// Whether a number token is an integer both writers write alike: no sign on zero, no leading zero, no fraction or
+/// exponent, and at most 2^53 from zero.
+fn is_plain_safe_integer(token: &str) -> bool {
+    const EXACT: u64 = 1 << 53;
+    let digits = token.strip_prefix('-').unwrap_or(token);
+    match digits.as_bytes() {
+        [b'0'] => token == "0",
+        [b'1'..=b'9', rest @ ..] => {
+            rest.iter().all(u8::is_ascii_digit) && digits.parse::<u64>().is_ok_and(|n| n <= EXACT)
+        }
+        _ => false,
+    }
+}
+
 /// Whether JSON.stringify would escape any of the bytes: a quote, a backslash or a C0 control.
 fn needs_escape(bytes: &[u8]) -> bool {
     // Eight bytes at a time as one word (the SWAR "has a byte less than n / equal to b" tests, exact for n ≤ 128),

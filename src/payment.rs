@@ -6,7 +6,7 @@ use serde::{Deserialize, Deserializer, Serialize, Serializer};
 use serde_json::Value;
 
 use crate::codec::b64_encode;
-use crate::json::{exact_string, read_exact, to_js_string};
+use crate::json::{exact_is_js, exact_string, read_exact, to_js_string};
 
 /// A payment in its protocol's JSON form, held as compact JSON text in the order the pairing wrote its members. The
 /// gate writes it once, after the pairing read H back from the payment, so what a caller sends is the payment that
@@ -52,7 +52,7 @@ impl Payment {
     /// The value of the x402 `PAYMENT-SIGNATURE` header: padded standard base64 of the text JSON.stringify writes for
     /// the payment. `None` when the payment nests more than 64 levels, which the protocols' JSON readers refuse.
     pub fn header(&self) -> Option<String> {
-        to_js_string(&self.to_value()).map(|text| b64_encode(text.as_bytes()))
+        self.js_text().map(|text| b64_encode(text.as_bytes()))
     }
 
     /// The value of MPP's `Authorization` header for a credential: `Payment `, then unpadded base64url of the text
@@ -61,7 +61,16 @@ impl Payment {
     #[cfg(feature = "mpp")]
     #[cfg_attr(docsrs, doc(cfg(feature = "mpp")))]
     pub fn authorization(&self) -> Option<String> {
-        to_js_string(&self.to_value()).map(|text| format!("Payment {}", crate::codec::b64u_encode(text.as_bytes())))
+        self.js_text().map(|text| format!("Payment {}", crate::codec::b64u_encode(text.as_bytes())))
+    }
+
+    /// The text JSON.stringify writes for the payment: its own text where that is already it (the common case, which
+    /// skips reading the text back and writing it again), else the value written anew.
+    fn js_text(&self) -> Option<std::borrow::Cow<'_, str>> {
+        if exact_is_js(&self.0) {
+            return Some(std::borrow::Cow::Borrowed(&self.0));
+        }
+        to_js_string(&self.to_value()).map(std::borrow::Cow::Owned)
     }
 }
 
@@ -130,6 +139,81 @@ mod tests {
         assert_eq!(payment.as_str(), r#"{"x402Version":2,"n":60.0,"s":"Café"}"#);
         let header = payment.header().unwrap();
         assert_eq!(crate::codec::b64_decode(&header).unwrap(), r#"{"x402Version":2,"n":60,"s":"Café"}"#.as_bytes());
+    }
+
+    /// The header as written the long way: the value read back and written as JSON.stringify writes it.
+    fn written_again(payment: &Payment) -> Option<String> {
+        to_js_string(&payment.to_value()).map(|text| b64_encode(text.as_bytes()))
+    }
+
+    #[test]
+    fn a_payment_of_strings_and_small_integers_is_sent_as_its_own_text() {
+        let value = json!({"x402Version": 2, "accepted": {"amount": "1000", "maxTimeoutSeconds": 60, "n": -7, "z": 0},
+            "payload": {"signature": "0xab\"\\\u{1}", "list": [[], {}, null, true, false, 9_007_199_254_740_992u64]}});
+        let payment = Payment::from_value(&value);
+        assert!(exact_is_js(payment.as_str()), "{}", payment.as_str());
+        assert_eq!(payment.header(), written_again(&payment));
+    }
+
+    #[test]
+    fn a_number_either_writer_writes_otherwise_is_written_again() {
+        for value in [
+            json!({"n": 60.0}),
+            json!({"n": 0.5}),
+            json!({"n": -0.0}),
+            json!({"n": 1e21}),
+            json!({"n": 9_007_199_254_740_993u64}),
+            json!({"n": -9_007_199_254_740_993i64}),
+            json!([u64::MAX]),
+        ] {
+            let payment = Payment::from_value(&value);
+            assert!(!exact_is_js(payment.as_str()), "{value}");
+            assert_eq!(payment.header(), written_again(&payment), "{value}");
+        }
+        // A number-like string is a string.
+        assert!(exact_is_js(Payment::from_value(&json!({"n": "60.0", "1e21": "-0"})).as_str()));
+        // Past the depth limit neither is written.
+        let deep = (0..65).fold(json!(1), |inner, _| json!([inner]));
+        assert!(!exact_is_js(Payment::from_value(&deep).as_str()));
+        assert!(exact_is_js(Payment::from_value(&deep[0]).as_str()));
+    }
+
+    proptest::proptest! {
+        #![proptest_config(proptest::test_runner::Config { cases: 2_000, ..Default::default() })]
+        #[test]
+        fn the_header_is_the_same_however_it_is_written(value in values()) {
+            let payment = Payment::from_value(&value);
+            proptest::prop_assert_eq!(payment.header(), written_again(&payment));
+            #[cfg(feature = "mpp")]
+            proptest::prop_assert_eq!(
+                payment.authorization(),
+                to_js_string(&value).map(|t| format!("Payment {}", crate::codec::b64u_encode(t.as_bytes())))
+            );
+        }
+    }
+
+    /// Values with numbers at and around the edges the writers part on, strings a scan for numbers could misread,
+    /// and nesting.
+    fn values() -> impl proptest::strategy::Strategy<Value = Value> {
+        use proptest::prelude::*;
+        let edge = 1i64 << 53;
+        let leaf = prop_oneof![
+            Just(Value::Null),
+            any::<bool>().prop_map(Value::Bool),
+            (-edge - 2..-edge + 2).prop_map(|n| json!(n)),
+            (edge - 2..edge + 2).prop_map(|n| json!(n)),
+            (-1000i64..1000).prop_map(|n| json!(n)),
+            any::<u64>().prop_map(|n| json!(n)),
+            any::<f64>().prop_filter("finite", |f| f.is_finite()).prop_map(|f| json!(f)),
+            "[-0-9.eE\"\\\\{}\\[\\]a-z]{0,8}".prop_map(Value::String),
+        ];
+        leaf.prop_recursive(5, 40, 5, |inner| {
+            prop_oneof![
+                proptest::collection::vec(inner.clone(), 0..5).prop_map(Value::Array),
+                proptest::collection::vec(("[-0-9a-z\"]{0,4}", inner), 0..5)
+                    .prop_map(|members| Value::Object(members.into_iter().collect())),
+            ]
+        })
     }
 
     #[test]

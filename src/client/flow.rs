@@ -64,11 +64,11 @@ pub(super) async fn pay(
     if request.body.len() > client.config.max_body {
         return Err(ClientError::BodyTooLarge { size: request.body.len(), limit: client.config.max_body });
     }
-    let offer = match offer::read(&answer) {
+    let mut offer = match offer::read(&answer) {
         Ok(o) => o,
         Err(d) => return Ok(refused(d, answer.status, None)),
     };
-    let (pairing, signer, network) = match offer::choose(&offer, client.wallet.as_ref()) {
+    let (pairing, signer, network) = match offer::choose(&mut offer, client.wallet.as_ref()) {
         Ok(c) => c,
         Err(d) => return Ok(refused(d, answer.status, None)),
     };

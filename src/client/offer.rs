@@ -130,11 +130,20 @@ pub(crate) type Choice = (&'static dyn Pairing, Arc<dyn Signer>, Option<String>)
 /// option's network, and the first built pairing (in registry order, which for an option is its scheme, network and
 /// transfer method: one pairing serves it) that pays it from that signer's account. `no-payable-option` when none
 /// does, with the networks offered as the cause.
-pub(crate) fn choose(offer: &Offer, wallet: &dyn Wallet) -> Result<Choice, Declined> {
+pub(crate) fn choose(offer: &mut Offer, wallet: &dyn Wallet) -> Result<Choice, Declined> {
     let mut offered: Vec<String> = Vec::new();
     let mut last = None;
-    for (index, option) in options(offer).iter().enumerate() {
-        let network = network(offer.wire, option);
+    // x402's options are taken out of the document and put back one at a time, so that each is read as an offer of
+    // that option alone without copying the rest of the document for each.
+    let mut all = match offer.wire {
+        Wire::X402 => offer.doc.get_mut("accepts").and_then(Value::as_array_mut).map(std::mem::take),
+        Wire::Mpp => None,
+    };
+    let count = all.as_ref().map_or_else(|| options(offer).len(), Vec::len);
+    let mut chosen = None;
+    for index in 0..count {
+        let option = all.as_ref().map_or_else(|| options(offer).get(index), |a| a.get(index));
+        let Some(network) = option.map(|o| network(offer.wire, o)) else { break };
         let signer = match &network {
             Some(n) => wallet.on(n),
             None => wallet.any(),
@@ -145,12 +154,26 @@ pub(crate) fn choose(offer: &Offer, wallet: &dyn Wallet) -> Result<Choice, Decli
             offered.push(n.clone());
         }
         let Some(signer) = signer else { continue };
-        let doc = one_option(offer, index);
-        match crate::registry::pairing_for(&doc, signer.account()) {
-            Ok(pairing) if wire_of(pairing) == Some(offer.wire) => return Ok((pairing, signer, network)),
+        let found = match &mut all {
+            Some(all) => {
+                one_option(&mut offer.doc, all, index, |doc| crate::registry::pairing_for(doc, signer.account()))
+            }
+            None => crate::registry::pairing_for(&offer.doc, signer.account()),
+        };
+        match found {
+            Ok(pairing) if wire_of(pairing) == Some(offer.wire) => {
+                chosen = Some((pairing, signer, network));
+                break;
+            }
             Ok(_) => {}
             Err(declined) => last = Some(declined),
         }
+    }
+    if let (Some(all), Some(accepts)) = (all, offer.doc.get_mut("accepts")) {
+        *accepts = Value::Array(all);
+    }
+    if let Some(choice) = chosen {
+        return Ok(choice);
     }
     let declined = Declined::new(
         DeclineCode::NoPayableOption,
@@ -193,21 +216,25 @@ fn network(wire: Wire, option: &Value) -> Option<String> {
     }
 }
 
-/// The document with one option: x402's with `accepts` of that option alone; MPP's challenge list whole (an MPP
-/// challenge's id names its place in the list, and the pairing's own choice takes the challenge for the account).
-fn one_option(offer: &Offer, index: usize) -> Value {
-    match offer.wire {
-        Wire::X402 => {
-            let mut doc = offer.doc.clone();
-            if let Some(accepts) = doc.get_mut("accepts").and_then(Value::as_array_mut) {
-                let kept = accepts.get(index).cloned();
-                accepts.clear();
-                accepts.extend(kept);
-            }
-            doc
-        }
-        Wire::Mpp => offer.doc.clone(),
+/// Runs `read` on the x402 document with `accepts` holding only the option at `index` of `all` (the options taken
+/// out of it), and puts the option back in `all`: the document is the offer of that option alone, as a pairing reads
+/// one, and nothing is copied. (An MPP challenge's id names its place in the list, and the pairing's own choice
+/// takes the challenge for the account: MPP's list is read whole.)
+fn one_option<R>(doc: &mut Value, all: &mut [Value], index: usize, read: impl FnOnce(&Value) -> R) -> R {
+    if doc.get("accepts").is_none() {
+        return read(doc);
     }
+    let Some(slot) = all.get_mut(index) else { return read(doc) };
+    if let Some(accepts) = doc.get_mut("accepts") {
+        *accepts = Value::Array(vec![std::mem::take(slot)]);
+    }
+    let result = read(doc);
+    if let Some(Value::Array(mut one)) = doc.get_mut("accepts").map(std::mem::take)
+        && let Some(option) = one.pop()
+    {
+        *slot = option;
+    }
+    result
 }
 
 #[cfg(test)]

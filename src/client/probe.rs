@@ -90,12 +90,12 @@ impl Client {
         if first.status != 402 {
             return Ok(plan);
         }
-        let offer = match offer::read(&first) {
+        let mut offer = match offer::read(&first) {
             Ok(o) => o,
             Err(d) => return Ok(Plan { declined: Some(d), ..plan }),
         };
         plan.offer = Some(offer.doc.clone());
-        let (pairing, signer, _) = match offer::choose(&offer, self.wallet.as_ref()) {
+        let (pairing, signer, _) = match offer::choose(&mut offer, self.wallet.as_ref()) {
             Ok(c) => c,
             Err(d) => return Ok(Plan { declined: Some(d), ..plan }),
         };
