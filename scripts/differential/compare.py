@@ -33,7 +33,7 @@ What is normalised, and why (nothing else is):
     and i64 ranges (the crate does not enable arbitrary_precision), so such a literal reaches the crate as a float,
     and the crate holds that same double as a float. (-2^63 itself is included: a literal just below it reads as that
     double, which the crate, handed a float by serde_json, cannot tell from a float literal.) Inside the ranges the
-    crate holds it as an integer too (src/json.rs parse). Such integer tokens, on either side, are rewritten as
+    crate holds it as an integer too (src/json/read.rs parse). Such integer tokens, on either side, are rewritten as
     Python's repr of their double, as in 2, and only when the texts differ as written.
  4. A non-finite number: the reference reads a number literal past the double range in JSON text the gate parses
     itself as an infinity (JSON.parse's value) and Python's json.dumps writes it as the non-JSON token Infinity; no
@@ -61,7 +61,7 @@ Excluded classes (each a documented deliberate difference of the crate, counted 
    take two answers on both sides (the reference's list [funded, voucher]).
  - A lone surrogate escape (\\ud800 with no partner) in JSON text the gate parses itself (an agreement URL's
    PAYMENT-REQUIRED or receipt): JSON.parse reads it and a Python string holds it, but no Rust string can, so the crate
-   reads such a text as not JSON and declines it (src/json.rs parse, README "Differences from the reference"). Only a
+   reads such a text as not JSON and declines it (src/json/read.rs parse, README "Differences from the reference"). Only a
    difference in transact, where the agreement exchange reads that text, is excluded.
  - An MPP challenge that has expired: the crate does not choose a challenge whose `expires` is at or before the
    clock, and declines `no-payable-option` (`mpp/challenge-expired`) where only such challenges offer the pairing;
