@@ -14,7 +14,6 @@ pub(crate) const MAX_SAFE_INTEGER: i64 = (1 << 53) - 1;
 
 mod read;
 
-use read::Strings;
 pub use read::parse;
 #[cfg(any(feature = "contract", feature = "card", feature = "checkout"))]
 pub(crate) use read::text_within_depth;
@@ -125,13 +124,12 @@ pub(crate) fn exact_string(value: &Value) -> String {
 pub(crate) fn exact_is_js(text: &str) -> bool {
     let bytes = text.as_bytes();
     let (mut at, mut depth) = (0usize, 0usize);
-    let mut strings = Strings::default();
     while let Some(&b) = bytes.get(at) {
-        if strings.holds(b) {
-            at += 1;
-            continue;
-        }
         match b {
+            b'"' => {
+                at = read::string_end(bytes, at + 1) + 1;
+                continue;
+            }
             b'[' | b'{' => {
                 depth += 1;
                 if depth > MAX_JSON_DEPTH {

@@ -8,14 +8,14 @@ use super::MAX_JSON_DEPTH;
 /// Which bytes of JSON text belong to string literals, fed one byte at a time: a scan outside strings needs no
 /// parser.
 #[derive(Default)]
-pub(super) struct Strings {
+struct Strings {
     inside: bool,
     escaped: bool,
 }
 
 impl Strings {
     /// Whether `b` is part of a string literal, its quotes included.
-    pub(super) fn holds(&mut self, b: u8) -> bool {
+    fn holds(&mut self, b: u8) -> bool {
         if self.inside {
             if self.escaped {
                 self.escaped = false;
@@ -69,6 +69,19 @@ struct Needs {
     walk: bool,
 }
 
+/// Where the string literal whose content starts at `start` ends: the index of the first quote no backslash escapes
+/// (the text's length, or past it, for a string never closed). Found with `memchr`, not byte by byte.
+pub(super) fn string_end(bytes: &[u8], start: usize) -> usize {
+    let mut end = start;
+    loop {
+        match memchr::memchr2(b'"', b'\\', bytes.get(end..).unwrap_or_default()) {
+            Some(k) if bytes.get(end + k) == Some(&b'\\') => end += k + 2,
+            Some(k) => return end + k,
+            None => return bytes.len().max(end),
+        }
+    }
+}
+
 /// One pass over the text, jumping from quote to quote inside strings: `None` when it nests deeper than
 /// [`MAX_JSON_DEPTH`] (as [`text_within_depth`] finds), else what its reading needs. It sees the number tokens
 /// [`as_js_numbers`] sees and every member name, so a text whose reading needs nothing more is read by serde_json
@@ -83,21 +96,7 @@ fn scan(text: &str) -> Option<Needs> {
         match b {
             b'"' => {
                 let start = at + 1;
-                let mut end = start;
-                // The closing quote: the first quote that no backslash escapes (an unclosed string runs to the end).
-                loop {
-                    match memchr::memchr2(b'"', b'\\', bytes.get(end..).unwrap_or_default()) {
-                        Some(k) if bytes.get(end + k) == Some(&b'\\') => end += k + 2,
-                        Some(k) => {
-                            end += k;
-                            break;
-                        }
-                        None => {
-                            end = bytes.len();
-                            break;
-                        }
-                    }
-                }
+                let end = string_end(bytes, start);
                 let content = bytes.get(start..end.min(bytes.len())).unwrap_or_default();
                 index_like =
                     !content.is_empty() && (content.contains(&b'\\') || content.iter().all(u8::is_ascii_digit));
