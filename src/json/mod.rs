@@ -138,8 +138,7 @@ pub(crate) fn exact_is_js(text: &str) -> bool {
             }
             b']' | b'}' => depth = depth.saturating_sub(1),
             b'-' | b'0'..=b'9' => {
-                let len =
-                    bytes.get(at..).unwrap_or_default().iter().take_while(|c| b"0123456789+-.eE".contains(c)).count();
+                let len = read::number_len(bytes, at);
                 if !is_plain_safe_integer(text.get(at..at + len).unwrap_or_default()) {
                     return false;
                 }

@@ -69,6 +69,12 @@ struct Needs {
     walk: bool,
 }
 
+/// The length of the number token at `at`: the run of bytes a JSON number may hold. Every scan of a text's numbers
+/// cuts its tokens with this, so they all see the same tokens.
+pub(super) fn number_len(bytes: &[u8], at: usize) -> usize {
+    bytes.get(at..).unwrap_or_default().iter().take_while(|c| b"0123456789+-.eE".contains(c)).count()
+}
+
 /// Where the string literal whose content starts at `start` ends: the index of the first quote no backslash escapes
 /// (the text's length, or past it, for a string never closed). Found with `memchr`, not byte by byte.
 pub(super) fn string_end(bytes: &[u8], start: usize) -> usize {
@@ -112,8 +118,7 @@ fn scan(text: &str) -> Option<Needs> {
             }
             b']' | b'}' => depth = depth.saturating_sub(1),
             b'-' | b'0'..=b'9' => {
-                let len =
-                    bytes.get(at..).unwrap_or_default().iter().take_while(|c| b"0123456789+-.eE".contains(c)).count();
+                let len = number_len(bytes, at);
                 let token = text.get(at..at + len).unwrap_or_default();
                 let plain = !token.contains(['.', 'e', 'E']);
                 // Without an exponent a token of at most 308 characters is below 10^308, inside the double range.
@@ -153,7 +158,7 @@ fn as_js_numbers(text: &str) -> std::borrow::Cow<'_, str> {
             at += 1;
             continue;
         }
-        let len = bytes.get(at..).unwrap_or_default().iter().take_while(|c| b"0123456789+-.eE".contains(c)).count();
+        let len = number_len(bytes, at);
         let end = at + len;
         let token = text.get(at..end).unwrap_or_default();
         let rewritten = if token == "-0" {
