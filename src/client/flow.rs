@@ -183,11 +183,16 @@ async fn answered(
     if queued {
         sent.job = settle::job_id(&answer);
     }
-    let record = json!({
-        "status": status,
-        "settlement": settlement.as_ref().map(|s| serde_json::to_value(s).unwrap_or(Value::Null)),
-        "job": sent.job,
-    });
+    // What the journal records of the answer, written only where there is a journal to tell.
+    let record = if options.journal.is_some() && done.attempt.is_some() {
+        json!({
+            "status": status,
+            "settlement": settlement.as_ref().map(|s| serde_json::to_value(s).unwrap_or(Value::Null)),
+            "job": sent.job,
+        })
+    } else {
+        Value::Null
+    };
     let unknown = match &word {
         Word::Unreadable(why) => why.clone(),
         _ => format!("HTTP {status} after the payment was sent"),

@@ -26,6 +26,13 @@ impl LoopbackFetch {
         Ok(Self { inner: super::HttpFetch::from_client(client), routes: Vec::new() })
     }
 
+    /// A fetch with no routes yet over a client of your own, e.g. the one your transport sends on, so that the
+    /// terms and the paid requests share its connections as the client's defaults do. It must not follow redirects
+    /// or decode bodies; [`HttpFetch::builder`](super::HttpFetch::builder) gives one that does neither.
+    pub fn from_client(client: reqwest::Client) -> Self {
+        Self { inner: super::HttpFetch::from_client(client), routes: Vec::new() }
+    }
+
     /// Sends `https://<host>/...` to `address`, which must be a loopback address (`127.0.0.0/8` or `::1`).
     pub fn route(mut self, host: impl Into<String>, address: SocketAddr) -> Result<Self, FetchError> {
         if !address.ip().is_loopback() {

@@ -10,7 +10,7 @@
 //!
 //! `terms::client` does per request what it always does: reads the offer, fetches the terms (ATR) once and compares
 //! them with the H the offer advertises, builds the payment carrying H, reads H back from it, sends it, and reads
-//! the settlement. `x402-reqwest` reads the offer, signs, and sends. Both sign with Anvil's published key #0.
+//! the settlement. Its terms and its paid requests go on one hardened reqwest client, as the client's defaults do. `x402-reqwest` reads the offer, signs, and sends. Both sign with Anvil's published key #0.
 //! `terms-atr-in-memory` is `terms::client` with the terms served from memory instead of over loopback: the same
 //! gate, two HTTP exchanges a payment as the peers have.
 
@@ -146,9 +146,12 @@ async fn main() -> Result<(), Failure> {
             let url = format!("http://{addr}/open");
             match client {
                 "terms" => {
-                    let fetch = terms::http::LoopbackFetch::new()?.route(seller::HOST, addr)?;
+                    // One hardened client for the terms and the paid requests, as the client's defaults share one.
+                    let http = terms::http::HttpFetch::builder().build()?;
+                    let fetch = terms::http::LoopbackFetch::from_client(http.clone()).route(seller::HOST, addr)?;
+                    let transport = terms::client::ReqwestTransport::from_client(http);
                     let key = terms::EvmKey::from_hex(seller::KEY)?;
-                    let client = terms::client::Client::builder(key).fetch(fetch).build()?;
+                    let client = terms::client::Client::builder(key).fetch(fetch).transport(transport).build()?;
                     run("terms::client", Terms(client), url, requests, concurrency).await
                 }
                 "terms-atr-in-memory" => {
