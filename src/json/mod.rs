@@ -122,34 +122,11 @@ pub(crate) fn exact_string(value: &Value) -> String {
 /// number is a plain integer within 2^53 (what a payment holds: a version, a count) is the same in both. `false`
 /// decides nothing: the value is written again.
 pub(crate) fn exact_is_js(text: &str) -> bool {
-    let bytes = text.as_bytes();
-    let (mut at, mut depth) = (0usize, 0usize);
-    while let Some(&b) = bytes.get(at) {
-        match b {
-            b'"' => {
-                at = read::string_end(bytes, at + 1) + 1;
-                continue;
-            }
-            b'[' | b'{' => {
-                depth += 1;
-                if depth > MAX_JSON_DEPTH {
-                    return false;
-                }
-            }
-            b']' | b'}' => depth = depth.saturating_sub(1),
-            b'-' | b'0'..=b'9' => {
-                let len = read::number_len(bytes, at);
-                if !is_plain_safe_integer(text.get(at..at + len).unwrap_or_default()) {
-                    return false;
-                }
-                at += len;
-                continue;
-            }
-            _ => {}
-        }
-        at += 1;
-    }
-    true
+    read::Pieces::new(text).all(|piece| match piece {
+        read::Piece::TooDeep => false,
+        read::Piece::Number { token, .. } => is_plain_safe_integer(token),
+        _ => true,
+    })
 }
 
 /// Whether a number token is an integer both writers write alike: no sign on zero, no leading zero, no fraction or

@@ -5,32 +5,6 @@ use serde_json::{Number, Value};
 
 use super::MAX_JSON_DEPTH;
 
-/// Which bytes of JSON text belong to string literals, fed one byte at a time: a scan outside strings needs no
-/// parser.
-#[derive(Default)]
-struct Strings {
-    inside: bool,
-    escaped: bool,
-}
-
-impl Strings {
-    /// Whether `b` is part of a string literal, its quotes included.
-    fn holds(&mut self, b: u8) -> bool {
-        if self.inside {
-            if self.escaped {
-                self.escaped = false;
-            } else if b == b'\\' {
-                self.escaped = true;
-            } else if b == b'"' {
-                self.inside = false;
-            }
-            return true;
-        }
-        self.inside = b == b'"';
-        self.inside
-    }
-}
-
 /// Whether no array or object in the text nests more than [`MAX_JSON_DEPTH`] deep, counting brackets outside
 /// strings. Nothing else about the text is checked; it runs before any parser sees the text, so a deep text costs
 /// one linear scan and no recursion.
@@ -69,110 +43,138 @@ struct Needs {
     walk: bool,
 }
 
-/// The length of the number token at `at`: the run of bytes a JSON number may hold. Every scan of a text's numbers
-/// cuts its tokens with this, so they all see the same tokens.
-pub(super) fn number_len(bytes: &[u8], at: usize) -> usize {
-    bytes.get(at..).unwrap_or_default().iter().take_while(|c| b"0123456789+-.eE".contains(c)).count()
+/// One piece of JSON text, as the scans before a read and before a write see it: the bytes outside strings one at
+/// a time, a string literal whole (found with `memchr`, not byte by byte), a number token whole.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(super) enum Piece<'a> {
+    /// A string literal's content between its quotes, escapes as written (to the end of a text that never closes it).
+    String(&'a [u8]),
+    /// A number token (the run of bytes a JSON number may hold) and where it starts.
+    Number { at: usize, token: &'a str },
+    /// A bracket that opens an array or an object.
+    Open,
+    /// Any other byte outside strings: a closing bracket, a colon, a comma, a space, a letter of a literal.
+    Byte(u8),
+    /// The text nests deeper than [`MAX_JSON_DEPTH`] here; the last piece.
+    TooDeep,
 }
 
-/// Where the string literal whose content starts at `start` ends: the index of the first quote no backslash escapes
-/// (the text's length, or past it, for a string never closed). Found with `memchr`, not byte by byte.
-pub(super) fn string_end(bytes: &[u8], start: usize) -> usize {
-    let mut end = start;
-    loop {
-        match memchr::memchr2(b'"', b'\\', bytes.get(end..).unwrap_or_default()) {
-            Some(k) if bytes.get(end + k) == Some(&b'\\') => end += k + 2,
-            Some(k) => return end + k,
-            None => return bytes.len().max(end),
-        }
+/// The [`Piece`]s of a text in order, the nesting counted as they go.
+pub(super) struct Pieces<'a> {
+    text: &'a str,
+    at: usize,
+    depth: usize,
+}
+
+impl<'a> Pieces<'a> {
+    pub(super) fn new(text: &'a str) -> Self {
+        Self { text, at: 0, depth: 0 }
     }
 }
 
-/// One pass over the text, jumping from quote to quote inside strings: `None` when it nests deeper than
-/// [`MAX_JSON_DEPTH`] (as [`text_within_depth`] finds), else what its reading needs. It sees the number tokens
-/// [`as_js_numbers`] sees and every member name, so a text whose reading needs nothing more is read by serde_json
-/// alone: most texts (an offer, a receipt) hold neither form.
+impl<'a> Iterator for Pieces<'a> {
+    type Item = Piece<'a>;
+
+    fn next(&mut self) -> Option<Piece<'a>> {
+        let bytes = self.text.as_bytes();
+        let at = self.at;
+        let &b = bytes.get(at)?;
+        let piece = match b {
+            b'"' => {
+                // The closing quote: the first quote no backslash escapes.
+                let mut end = at + 1;
+                let close = loop {
+                    match memchr::memchr2(b'"', b'\\', bytes.get(end..).unwrap_or_default()) {
+                        Some(k) if bytes.get(end + k) == Some(&b'\\') => end += k + 2,
+                        Some(k) => break end + k,
+                        None => break bytes.len(),
+                    }
+                };
+                self.at = close + 1;
+                return Some(Piece::String(bytes.get(at + 1..close).unwrap_or_default()));
+            }
+            b'-' | b'0'..=b'9' => {
+                let len =
+                    bytes.get(at..).unwrap_or_default().iter().take_while(|c| b"0123456789+-.eE".contains(c)).count();
+                self.at = at + len;
+                return Some(Piece::Number { at, token: self.text.get(at..at + len).unwrap_or_default() });
+            }
+            b'[' | b'{' => {
+                self.depth += 1;
+                if self.depth > MAX_JSON_DEPTH {
+                    self.at = bytes.len();
+                    return Some(Piece::TooDeep);
+                }
+                Piece::Open
+            }
+            b']' | b'}' => {
+                self.depth = self.depth.saturating_sub(1);
+                Piece::Byte(b)
+            }
+            _ => Piece::Byte(b),
+        };
+        self.at = at + 1;
+        Some(piece)
+    }
+}
+
+/// What JSON.parse's reading of a number token needs in the text serde_json reads: `0` for `-0` (JSON.parse's
+/// value, held as the integer 0, where serde_json would hold the float -0.0), `null` for a number past the double
+/// range (JSON.parse reads an infinity, which no JSON value holds and JSON.stringify writes as `null`; serde_json
+/// refuses the whole text); `None` for every other token, which serde_json reads as it is.
+fn rewritten(token: &str) -> Option<&'static str> {
+    if token == "-0" {
+        return Some("0");
+    }
+    // Without a fraction or an exponent a token of at most 308 characters is below 10^308, inside the double range:
+    // the common token is not parsed at all.
+    let may_overflow = token.contains(['.', 'e', 'E']) || token.len() > 308;
+    (may_overflow && token.parse::<f64>().is_ok_and(f64::is_infinite)).then_some("null")
+}
+
+/// One pass over the text: `None` when it nests deeper than [`MAX_JSON_DEPTH`] (as [`text_within_depth`] finds),
+/// else what its reading needs. It sees the number tokens [`as_js_numbers`] sees and every member name, so a text
+/// whose reading needs nothing more is read by serde_json alone: most texts (an offer, a receipt) hold neither form.
 fn scan(text: &str) -> Option<Needs> {
-    let bytes = text.as_bytes();
     let mut needs = Needs::default();
-    let (mut at, mut depth) = (0usize, 0usize);
     // Whether the string just closed may be an array index, if a colon follows it: then it is a member name.
     let mut index_like = false;
-    while let Some(&b) = bytes.get(at) {
-        match b {
-            b'"' => {
-                let start = at + 1;
-                let end = string_end(bytes, start);
-                let content = bytes.get(start..end.min(bytes.len())).unwrap_or_default();
+    for piece in Pieces::new(text) {
+        match piece {
+            Piece::TooDeep => return None,
+            Piece::String(content) => {
                 index_like =
                     !content.is_empty() && (content.contains(&b'\\') || content.iter().all(u8::is_ascii_digit));
-                at = end + 1;
                 continue;
             }
-            b':' if index_like => needs.walk = true,
-            b'[' | b'{' => {
-                depth += 1;
-                if depth > MAX_JSON_DEPTH {
-                    return None;
-                }
-            }
-            b']' | b'}' => depth = depth.saturating_sub(1),
-            b'-' | b'0'..=b'9' => {
-                let len = number_len(bytes, at);
-                let token = text.get(at..at + len).unwrap_or_default();
+            Piece::Number { token, .. } => {
+                needs.rewrite |= rewritten(token).is_some();
                 let plain = !token.contains(['.', 'e', 'E']);
-                // Without an exponent a token of at most 308 characters is below 10^308, inside the double range.
-                let may_overflow = !plain || len > 308;
-                if token == "-0" || (may_overflow && token.parse::<f64>().is_ok_and(f64::is_infinite)) {
-                    needs.rewrite = true;
-                }
-                if plain && token.trim_start_matches('-').len() >= 16 {
-                    needs.walk = true;
-                }
-                index_like = false;
-                at += len;
-                continue;
+                needs.walk |= plain && token.trim_start_matches('-').len() >= 16;
             }
-            _ => {}
+            Piece::Byte(b':') if index_like => needs.walk = true,
+            Piece::Byte(b) if b.is_ascii_whitespace() => continue,
+            Piece::Open | Piece::Byte(_) => {}
         }
-        if !b.is_ascii_whitespace() {
-            index_like = false;
-        }
-        at += 1;
+        index_like = false;
     }
     Some(needs)
 }
 
-/// The text with the two number forms serde_json reads otherwise than the reference rewritten: the integer literal
-/// `-0` as `0` (JSON.parse's value, held as the integer 0, where serde_json would hold the float -0.0), and a number
-/// past the double range as `null` (JSON.parse reads it as an infinity, which no JSON value holds and JSON.stringify
-/// writes as `null`; serde_json refuses the whole text). Strings are left alone; a text with neither form is
-/// borrowed as it is.
+/// The text with the two number forms serde_json reads otherwise than the reference rewritten as [`rewritten`]
+/// gives them: `-0` as `0`, a number past the double range as `null`. Strings are left alone; a text with neither
+/// form is borrowed as it is.
 fn as_js_numbers(text: &str) -> std::borrow::Cow<'_, str> {
-    let bytes = text.as_bytes();
     let mut out: Option<String> = None;
-    let (mut at, mut copied) = (0usize, 0usize);
-    let mut strings = Strings::default();
-    while let Some(&b) = bytes.get(at) {
-        if strings.holds(b) || (b != b'-' && !b.is_ascii_digit()) {
-            at += 1;
-            continue;
-        }
-        let len = number_len(bytes, at);
-        let end = at + len;
-        let token = text.get(at..end).unwrap_or_default();
-        let rewritten = if token == "-0" {
-            Some("0")
-        } else {
-            token.parse::<f64>().ok().filter(|f| f.is_infinite()).map(|_| "null")
-        };
-        if let Some(rewritten) = rewritten {
+    let mut copied = 0usize;
+    for piece in Pieces::new(text) {
+        let Piece::Number { at, token } = piece else { continue };
+        if let Some(rewritten) = rewritten(token) {
             let buffer = out.get_or_insert_with(|| String::with_capacity(text.len()));
             buffer.push_str(text.get(copied..at).unwrap_or_default());
             buffer.push_str(rewritten);
-            copied = end;
+            copied = at + token.len();
         }
-        at = end;
     }
     match out {
         None => std::borrow::Cow::Borrowed(text),
@@ -254,11 +256,39 @@ mod tests {
 
     use super::*;
 
-    /// The reading as it was before the one-pass scan: a depth scan, every number form rewritten, every value walked.
+    /// Which bytes of JSON text belong to string literals, fed one byte at a time: a scan outside strings needs no
+    /// parser.
+    #[derive(Default)]
+    struct Strings {
+        inside: bool,
+        escaped: bool,
+    }
+
+    impl Strings {
+        /// Whether `b` is part of a string literal, its quotes included.
+        fn holds(&mut self, b: u8) -> bool {
+            if self.inside {
+                if self.escaped {
+                    self.escaped = false;
+                } else if b == b'\\' {
+                    self.escaped = true;
+                } else if b == b'"' {
+                    self.inside = false;
+                }
+                return true;
+            }
+            self.inside = b == b'"';
+            self.inside
+        }
+    }
+
+    /// The reading as it was before the one-pass scan, kept as the oracle: a depth scan and a number rewrite byte by
+    /// byte (every token parsed), then every value walked.
     fn read_in_full(text: &str) -> Option<Value> {
+        let bytes = text.as_bytes();
         let mut strings = Strings::default();
         let mut depth = 0usize;
-        for b in text.bytes() {
+        for &b in bytes {
             if strings.holds(b) {
                 continue;
             }
@@ -273,7 +303,29 @@ mod tests {
                 _ => {}
             }
         }
-        let mut value: Value = serde_json::from_str(&as_js_numbers(text)).ok()?;
+        let (mut rewritten, mut at, mut copied) = (String::new(), 0usize, 0usize);
+        let mut strings = Strings::default();
+        while let Some(&b) = bytes.get(at) {
+            if strings.holds(b) || (b != b'-' && !b.is_ascii_digit()) {
+                at += 1;
+                continue;
+            }
+            let end = at + bytes[at..].iter().take_while(|c| b"0123456789+-.eE".contains(c)).count();
+            let token = &text[at..end];
+            let form = if token == "-0" {
+                Some("0")
+            } else {
+                token.parse::<f64>().ok().filter(|f| f.is_infinite()).map(|_| "null")
+            };
+            if let Some(form) = form {
+                rewritten.push_str(&text[copied..at]);
+                rewritten.push_str(form);
+                copied = end;
+            }
+            at = end;
+        }
+        rewritten.push_str(&text[copied..]);
+        let mut value: Value = serde_json::from_str(&rewritten).ok()?;
         as_parsed_by_js(&mut value);
         Some(value)
     }
