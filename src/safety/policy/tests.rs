@@ -422,58 +422,21 @@ fn with_assets(resources: &str, networks: &str, asset: &str) -> Result<Policy, P
 fn resources_networks_and_assets_are_validated() {
     let asset = format!("network = \"{BASE}\"\naddress = \"{USDC}\"\nsymbol = \"USDC\"\ndecimals = 6\ncap = \"1\"");
     let nets = format!("[\"{BASE}\"]");
+    // A resource list of one value, refused as not a resource for `why`.
+    let resource = |value: &str, why| {
+        let problem = Problem::NotAResource { value: value.into(), why };
+        (format!("[\"{value}\"]"), nets.clone(), asset.clone(), "resources[0]", problem)
+    };
     let cases: Vec<(String, String, String, &str, Problem)> = vec![
         ("[\"*\", \"https://a.example/\"]".into(), nets.clone(), asset.clone(), "resources[1]", Problem::StarNotAlone),
-        (
-            "[\"/v1/\"]".into(),
-            nets.clone(),
-            asset.clone(),
-            "resources[0]",
-            Problem::NotAResource { value: "/v1/".into(), why: "not an absolute URL" },
-        ),
-        (
-            "[\"ftp://a.example/\"]".into(),
-            nets.clone(),
-            asset.clone(),
-            "resources[0]",
-            Problem::NotAResource { value: "ftp://a.example/".into(), why: "not http or https" },
-        ),
-        (
-            "[\"https://u:p@a.example/\"]".into(),
-            nets.clone(),
-            asset.clone(),
-            "resources[0]",
-            Problem::NotAResource { value: "https://u:p@a.example/".into(), why: "it names a user" },
-        ),
+        resource("/v1/", "not an absolute URL"),
+        resource("ftp://a.example/", "not http or https"),
+        resource("https://u:p@a.example/", "it names a user"),
         // A user alone, or a password alone, names a user as well.
-        (
-            "[\"https://u@a.example/\"]".into(),
-            nets.clone(),
-            asset.clone(),
-            "resources[0]",
-            Problem::NotAResource { value: "https://u@a.example/".into(), why: "it names a user" },
-        ),
-        (
-            "[\"https://:p@a.example/\"]".into(),
-            nets.clone(),
-            asset.clone(),
-            "resources[0]",
-            Problem::NotAResource { value: "https://:p@a.example/".into(), why: "it names a user" },
-        ),
-        (
-            "[\"https://a.example/#top\"]".into(),
-            nets.clone(),
-            asset.clone(),
-            "resources[0]",
-            Problem::NotAResource { value: "https://a.example/#top".into(), why: "it has a query or fragment" },
-        ),
-        (
-            "[\"https://a.example/?x=1\"]".into(),
-            nets.clone(),
-            asset.clone(),
-            "resources[0]",
-            Problem::NotAResource { value: "https://a.example/?x=1".into(), why: "it has a query or fragment" },
-        ),
+        resource("https://u@a.example/", "it names a user"),
+        resource("https://:p@a.example/", "it names a user"),
+        resource("https://a.example/#top", "it has a query or fragment"),
+        resource("https://a.example/?x=1", "it has a query or fragment"),
         ("[]".into(), "[\"eip155\"]".into(), asset.clone(), "networks[0]", Problem::NotANetwork("eip155".into())),
         ("[]".into(), "[\"EIP155:1\"]".into(), asset.clone(), "networks[0]", Problem::NotANetwork("EIP155:1".into())),
         (
