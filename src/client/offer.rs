@@ -131,19 +131,16 @@ pub(crate) type Choice = (&'static dyn Pairing, Arc<dyn Signer>, Option<String>)
 /// transfer method: one pairing serves it) that pays it from that signer's account. `no-payable-option` when none
 /// does, with the networks offered as the cause.
 pub(crate) fn choose(offer: &mut Offer, wallet: &dyn Wallet) -> Result<Choice, Declined> {
-    let mut offered: Vec<String> = Vec::new();
-    let mut last = None;
+    let networks: Vec<Option<String>> = options(offer).iter().map(|o| network(offer.wire, o)).collect();
     // x402's options are taken out of the document and put back one at a time, so that each is read as an offer of
     // that option alone without copying the rest of the document for each.
     let mut all = match offer.wire {
         Wire::X402 => offer.doc.get_mut("accepts").and_then(Value::as_array_mut).map(std::mem::take),
         Wire::Mpp => None,
     };
-    let count = all.as_ref().map_or_else(|| options(offer).len(), Vec::len);
-    let mut chosen = None;
-    for index in 0..count {
-        let option = all.as_ref().map_or_else(|| options(offer).get(index), |a| a.get(index));
-        let Some(network) = option.map(|o| network(offer.wire, o)) else { break };
+    let mut offered: Vec<String> = Vec::new();
+    let (mut last, mut chosen) = (None, None);
+    for (index, network) in networks.into_iter().enumerate() {
         let signer = match &network {
             Some(n) => wallet.on(n),
             None => wallet.any(),
@@ -221,15 +218,10 @@ fn network(wire: Wire, option: &Value) -> Option<String> {
 /// one, and nothing is copied. (An MPP challenge's id names its place in the list, and the pairing's own choice
 /// takes the challenge for the account: MPP's list is read whole.)
 fn one_option<R>(doc: &mut Value, all: &mut [Value], index: usize, read: impl FnOnce(&Value) -> R) -> R {
-    if doc.get("accepts").is_none() {
-        return read(doc);
-    }
-    let Some(slot) = all.get_mut(index) else { return read(doc) };
-    if let Some(accepts) = doc.get_mut("accepts") {
-        *accepts = Value::Array(vec![std::mem::take(slot)]);
-    }
+    let (Some(slot), Some(accepts)) = (all.get_mut(index), doc.get_mut("accepts")) else { return read(doc) };
+    *accepts = Value::Array(vec![std::mem::take(slot)]);
     let result = read(doc);
-    if let Some(Value::Array(mut one)) = doc.get_mut("accepts").map(std::mem::take)
+    if let Some(Value::Array(one)) = doc.get_mut("accepts")
         && let Some(option) = one.pop()
     {
         *slot = option;
