@@ -4,15 +4,19 @@
 //!   on one line, and serves until killed. Its `/open` path answers 402 with the same offer as `/report` (one
 //!   EIP-3009 USDC option on Base Sepolia, the legal context and payment-identifier extensions), checks each payment's
 //!   EIP-3009 signature as a facilitator would, and answers 200 with a `PAYMENT-RESPONSE`.
-//! - `peers bench <terms|terms-atr-in-memory|x402-reqwest> <address> [requests] [concurrency]` pays `requests` paid requests (default
-//!   400) from `concurrency` tasks (default 4) after 20 to warm up, each a fresh 402 paid in full, and prints one
-//!   JSON line: the client, requests, concurrency, paid requests per second, p50 and p99 in milliseconds.
+//! - `peers bench <client> <address> [requests] [concurrency]` pays `requests` paid requests (default 400) from
+//!   `concurrency` tasks (default 4) after 20 to warm up, each a fresh 402 paid in full, and prints one JSON line:
+//!   the client, requests, concurrency, paid requests per second, p50 and p99 in milliseconds, and the client's CPU
+//!   time per paid request. The clients: `terms`, `terms-atr-in-memory`, `x402-reqwest`, `x402-reqwest-and-terms`.
 //!
 //! `terms::client` does per request what it always does: reads the offer, fetches the terms (ATR) once and compares
 //! them with the H the offer advertises, builds the payment carrying H, reads H back from it, sends it, and reads
-//! the settlement. Its terms and its paid requests go on one hardened reqwest client, as the client's defaults do. `x402-reqwest` reads the offer, signs, and sends. Both sign with Anvil's published key #0.
+//! the settlement. Its terms and its paid requests go on one hardened reqwest client, as the client's defaults do.
+//! `x402-reqwest` reads the offer, signs, and sends. Both sign with Anvil's published key #0.
 //! `terms-atr-in-memory` is `terms::client` with the terms served from memory instead of over loopback: the same
-//! gate, two HTTP exchanges a payment as the peers have.
+//! gate, two HTTP exchanges a payment as the peers have. `x402-reqwest-and-terms` is `x402-reqwest` with a plain GET
+//! of the seller's terms before each payment, on its own client (the bytes' length checked, nothing compared): three
+//! exchanges and none of the gate's work, the least that reading the terms over the same stack adds to the peer.
 
 #[path = "../../../examples/support/seller.rs"]
 #[allow(dead_code, missing_docs, clippy::all)]
@@ -56,11 +60,19 @@ impl terms::Fetch for InMemory {
     }
 }
 
-struct X402Reqwest(reqwest_middleware::ClientWithMiddleware);
+/// `x402-reqwest`, and with `Some(link)` the terms fetched first on the same client (their bytes only read, not
+/// compared): the least a client that reads the terms of each payment adds to the peer's work.
+struct X402Reqwest(reqwest_middleware::ClientWithMiddleware, Option<String>);
 
 impl Payer for X402Reqwest {
     async fn pay(&self, url: &str) -> Result<Duration, Failure> {
         let started = Instant::now();
+        if let Some(link) = &self.1 {
+            let terms = self.0.get(link).send().await?;
+            if terms.status() != 200 || terms.bytes().await?.len() != seller::ATR.len() {
+                return Err("the terms were not served".into());
+            }
+        }
         let response = self.0.get(url).send().await?;
         let status = response.status();
         let settled = response.headers().contains_key("payment-response");
@@ -159,13 +171,19 @@ async fn main() -> Result<(), Failure> {
                     let client = terms::client::Client::builder(key).fetch(InMemory).build()?;
                     run("terms (ATR in memory)", Terms(client), url, requests, concurrency).await
                 }
-                "x402-reqwest" => {
+                "x402-reqwest" | "x402-reqwest-and-terms" => {
                     use x402_reqwest::{ReqwestWithPayments as _, ReqwestWithPaymentsBuild as _};
                     let signer: Arc<alloy_signer_local::PrivateKeySigner> = Arc::new(seller::KEY.parse()?);
                     let x402 =
                         x402_reqwest::X402Client::new().register(x402_chain_eip155::V2Eip155ExactClient::new(signer));
                     let http = reqwest::Client::builder().build()?.with_payments(x402).build();
-                    run("x402-reqwest", X402Reqwest(http), url, requests, concurrency).await
+                    if client == "x402-reqwest" {
+                        run("x402-reqwest", X402Reqwest(http, None), url, requests, concurrency).await
+                    } else {
+                        let link = format!("http://{addr}/atr/{}", seller::h().trim_start_matches("0x"));
+                        run("x402-reqwest and the terms", X402Reqwest(http, Some(link)), url, requests, concurrency)
+                            .await
+                    }
                 }
                 _ => Err(usage()),
             }
@@ -175,6 +193,9 @@ async fn main() -> Result<(), Failure> {
 }
 
 fn usage() -> Failure {
-    "usage: peers seller | peers bench <terms|terms-atr-in-memory|x402-reqwest> <address> [requests] [concurrency]"
-        .into()
+    concat!(
+        "usage: peers seller | peers bench <terms|terms-atr-in-memory|x402-reqwest|x402-reqwest-and-terms> <address> ",
+        "[requests] [concurrency]"
+    )
+    .into()
 }
