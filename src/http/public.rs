@@ -221,4 +221,10 @@ mod tests {
         assert!(!in_v4(Ipv4Addr::new(11, 0, 0, 0), (Ipv4Addr::new(10, 0, 0, 0), 8)));
         assert!(in_v6(Ipv6Addr::LOCALHOST, (Ipv6Addr::LOCALHOST, 128)));
     }
+
+    #[test]
+    fn a_resolver_prints_its_name_not_its_lookup() {
+        // A fetch's Debug (in a decline's log line) names the resolver; the lookup behind it is the caller's.
+        assert_eq!(format!("{:?}", PublicResolver::new(Arc::new(SystemLookup))), "PublicResolver { .. }");
+    }
 }
