@@ -15,7 +15,7 @@
 //! `x402-reqwest` reads the offer, signs, and sends. Both sign with Anvil's published key #0.
 //! `terms-atr-in-memory` is `terms::client` with the terms served from memory instead of over loopback: the same
 //! gate, two HTTP exchanges a payment as the peers have. `x402-reqwest-and-terms` is `x402-reqwest` with a plain GET
-//! of the seller's terms before each payment, on its own client (the bytes' length checked, nothing compared): three
+//! of the seller's terms before each payment, on the same client (the bytes' length checked, nothing compared): three
 //! exchanges and none of the gate's work, the least that reading the terms over the same stack adds to the peer.
 
 #[path = "../../../examples/support/seller.rs"]
