@@ -18,9 +18,10 @@ use tokio_util::sync::CancellationToken;
 use crate::decline::{DeclineCode, Declined, Moved};
 use crate::fetch::{Fetch, Request};
 use crate::gate::atr::{IDENTITY, declared_over, is_identity, read_capped, trim_http};
-use crate::gate::ledger::{Ledger, Opened, Opening, open};
+use crate::gate::ledger::{Failed, Ledger, Opened, Opening, entry};
 use crate::gate::{
-    Agreement, AgreementPayment, AgreementReceipt, Options, ToApprove, build_guarded, request_guarded, sign_steps,
+    Agreement, AgreementPayment, AgreementReceipt, BuiltRequest, Options, Resumed, Resuming, ToApprove, ToSign,
+    build_guarded, rebuild, request_guarded, sign_steps,
 };
 use crate::gate::{Answered, Role, journal_failed, spend_check};
 use crate::hash::{AtrHash, atr_hash, hash_equals};
@@ -381,20 +382,36 @@ async fn pay(
         role: Role::Agreement,
         fallback_key: &fallback_key,
     };
-    let (ledger, paid) = match open(opening, spent.as_ref(), options).await? {
-        Opened::Unjournaled => (None, sign_agreement(&selected, signer, bytes, h, None).await?),
-        Opened::Fresh(ledger) => match sign_agreement(&selected, signer, bytes, h, Some(&ledger)).await {
-            Err(declined) => return Err(ledger.ended(declined).await),
-            Ok(paid) => {
-                ledger.signed(bytes, &paid.to_value()).await?;
-                (Some(ledger), paid)
-            }
-        },
+    let Some(entry) = entry(opening, spent.as_ref(), options)? else {
+        let built = build_agreement(selected.pairing, &selected.chosen, bytes, &h)?;
+        let paid = sign_agreement(selected.pairing, &selected.chosen, built, signer, bytes, h, None)
+            .await
+            .map_err(Failed::declined)?;
+        return send(bytes, h, url, &selected, &paid, fetch, options).await;
+    };
+    let (ledger, paid) = match entry.look(&selected.chosen).await? {
         // Signed before for this agreement: the same bytes are sent again, never a new signature.
-        Opened::Resend { ledger, payment } => (Some(ledger), Payment::from_value(&payment)),
+        Opened::Resend { ledger, payment } => (ledger, Payment::from_value(&payment)),
+        Opened::Resume { ledger, resumed } => resume(ledger, &resumed, selected.pairing, signer).await?,
+        Opened::Go(()) => {
+            let built = build_agreement(selected.pairing, &selected.chosen, bytes, &h)?;
+            match entry.begin(&selected.chosen, ToSign::new(bytes, built.1.as_ref())).await? {
+                Opened::Go(ledger) => {
+                    let signing = Some((&ledger, Resuming::default()));
+                    match sign_agreement(selected.pairing, &selected.chosen, built, signer, bytes, h, signing).await {
+                        Err(declined) => return Err(ledger.ended(declined).await),
+                        Ok(paid) => {
+                            ledger.signed(bytes, &paid.to_value()).await?;
+                            (ledger, paid)
+                        }
+                    }
+                }
+                Opened::Resend { ledger, payment } => (ledger, Payment::from_value(&payment)),
+                Opened::Resume { ledger, resumed } => resume(ledger, &resumed, selected.pairing, signer).await?,
+            }
+        }
     };
     let sent = send(bytes, h, url, &selected, &paid, fetch, options).await;
-    let Some(ledger) = ledger else { return sent };
     match sent {
         Ok(Agreement::Agreed { receipt }) => {
             let answer = serde_json::to_value(&receipt).unwrap_or(Value::Null);
@@ -406,7 +423,28 @@ async fn pay(
             Ok(Agreement::Agreed { receipt })
         }
         Ok(other) => Ok(other),
-        Err(declined) => Err(ledger.ended(declined).await),
+        Err(declined) => Err(ledger.ended(declined.into()).await),
+    }
+}
+
+/// An agreement payment whose wallet may have signed it before (its process died before recording it): the same
+/// request, built again from the record, never a new one. A decline leaves the attempt in flight.
+async fn resume<'a>(
+    ledger: Ledger<'a>,
+    resumed: &Resumed,
+    pairing: &dyn Pairing,
+    signer: &dyn Signer,
+) -> Result<(Ledger<'a>, Payment), Declined> {
+    let chosen = resumed.choice(pairing, signer.account())?;
+    let (built, from) = rebuild(pairing, &chosen, resumed)?;
+    let (bytes, h) = (&resumed.bytes[..], resumed.h);
+    match sign_agreement(pairing, &chosen, built, signer, bytes, h, Some((&ledger, from))).await {
+        // Its wallet was asked in the life that died: the attempt stays to be asked again.
+        Err(failed) => Err(ledger.ended(failed.asked()).await),
+        Ok(paid) => {
+            ledger.signed(bytes, &paid.to_value()).await?;
+            Ok((ledger, paid))
+        }
     }
 }
 
@@ -474,18 +512,14 @@ async fn send(
     }
 }
 
-/// Builds and signs the selected agreement payment: the signer is called once (or once per step), and the payment
-/// is returned only when its pairing reads H back from it.
-async fn sign_agreement(
-    selected: &Selected,
-    signer: &dyn Signer,
-    bytes: &[u8],
-    h: AtrHash,
-    ledger: Option<&Ledger<'_>>,
-) -> Result<Payment, Declined> {
-    let pairing = selected.pairing;
-    let unsigned = build_guarded(pairing, &selected.chosen, bytes, &h);
-    let unsigned = match unsigned {
+/// The selected agreement payment, built: nothing to sign is no agreement payment.
+fn build_agreement<'a>(
+    pairing: &'a dyn Pairing,
+    chosen: &'a Chosen,
+    bytes: &'a [u8],
+    h: &AtrHash,
+) -> Result<BuiltRequest<'a>, Declined> {
+    let unsigned = match build_guarded(pairing, chosen, bytes, h) {
         Ok(u) => u,
         Err(r) if r.is_nothing_to_sign() => {
             return Err(Declined::new(DeclineCode::OfferUnreadable, "The agreement payment gave nothing to sign."));
@@ -494,14 +528,37 @@ async fn sign_agreement(
     };
     let request = request_guarded(pairing, unsigned.as_ref())
         .map_err(|r| Declined::new(DeclineCode::OfferUnreadable, r.code()))?;
+    Ok((Some(unsigned), request))
+}
+
+/// Signs the built agreement payment: the signer is called once (or once per step, each step recorded first where
+/// a ledger is kept), and the payment is returned only when its pairing reads H back from it.
+async fn sign_agreement(
+    pairing: &dyn Pairing,
+    chosen: &Chosen,
+    built: BuiltRequest<'_>,
+    signer: &dyn Signer,
+    bytes: &[u8],
+    h: AtrHash,
+    ledger: Option<(&Ledger<'_>, Resuming)>,
+) -> Result<Payment, Failed> {
+    let (unsigned, request) = built;
+    let (ledger, from) = match ledger {
+        Some((l, from)) => (Some(l), from),
+        None => (None, Resuming::default()),
+    };
     if let (Some(ledger), Some(first)) = (ledger, &request)
         && pairing.moves(first)
     {
         ledger.moving().await?;
     }
-    match sign_steps(pairing, &selected.chosen, request, Some(unsigned.as_ref()), signer, bytes, h).await? {
+    let asks = request.is_some();
+    let signed = sign_steps(pairing, chosen, request, unsigned.as_deref(), signer, bytes, h, ledger, from)
+        .await
+        .map_err(|d| if asks { Failed::Asked(d) } else { Failed::Before(d) })?;
+    match signed {
         Some(finished) => Ok(finished.signed),
-        None => Err(Declined::new(DeclineCode::OfferUnreadable, "The agreement payment gave nothing to sign.")),
+        None => Err(Declined::new(DeclineCode::OfferUnreadable, "The agreement payment gave nothing to sign.").into()),
     }
 }
 

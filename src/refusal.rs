@@ -236,6 +236,9 @@ reasons! {
     InFlight => "in-flight",
     /// Journal (ours): a payment for the same purchase may have moved and nothing can be re-sent: ask first.
     StateUnknown => "state-unknown",
+    /// Journal (ours): the purchase's key was used before for another request (another method, URL or body): its
+    /// earlier payment stands, and nothing is paid for this request under that key.
+    KeyReused => "key-reused",
     /// Client (ours): a 402 that carries no offer the client reads (no `PAYMENT-REQUIRED`, no `Payment` challenge).
     NoOffer => "no-offer",
     /// An amount is not a decimal string below 2^256.

@@ -1,24 +1,22 @@
 //! `transact`: confirm, then the agreement payment where the pairing's payment is no public proof, then the signer,
 //! then finish. It stands above the gate because the agreement exchange does.
 
-use std::borrow::Cow;
-
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
 use crate::decline::Declined;
 use crate::fetch::Fetch;
 use crate::gate::journal_failed;
-use crate::gate::ledger::{Ledger, Opened, Opening, approval, open};
+use crate::gate::ledger::{Failed, Ledger, Opened, Opening, approval, entry};
 use crate::gate::{
-    Agreement, AgreementReceipt, Compared, Document, Options, Role, SpendApproval, Staged, ToApprove, build_request,
-    compare_staged, keep, sign_steps, spend_check, stage,
+    Agreement, AgreementReceipt, Compared, Document, Options, Resumed, Resuming, Role, SpendApproval, ToApprove,
+    ToSign, build_request, compare_staged, keep, rebuild, sign_steps, spend_check, stage,
 };
 use crate::hash::AtrHash;
-use crate::pairing::Pairing;
+use crate::pairing::{Chosen, Pairing, Unsigned};
 use crate::payment::Payment;
 use crate::refusal::Reason;
-use crate::signer::Signer;
+use crate::signer::{Signer, SigningRequest};
 
 /// A transaction the gate completed.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -79,9 +77,13 @@ pub enum TransactOutcome {
 ///
 /// With a spend policy ([`Options::policy`]) the choice is checked right after it is made, before the link is
 /// fetched; above the policy's approval threshold the payment is handed back ([`TransactOutcome::ApproveSpend`]).
-/// With a journal ([`Options::journal`]) the budgets are reserved and the intent recorded before anything is
-/// fetched or signed, the payment is recorded before it is returned, and a purchase whose payment was signed
-/// before is answered with those bytes ([`TransactOutcome::Resend`]), the signer not called.
+/// With a journal ([`Options::journal`]) the journal is asked before the link is fetched whether the purchase was
+/// paid before: a purchase whose payment was signed is answered with those bytes ([`TransactOutcome::Resend`]), the
+/// signer not called. Otherwise, once the payment is built, its budgets are reserved and its intent recorded with
+/// the ATR bytes and the exact request the wallet will be asked, before the wallet is asked; the payment is recorded
+/// before it is returned. A purchase whose earlier attempt died after asking its wallet and before recording the
+/// payment (its lease lapsed) is resumed: nothing is built from the new offer, and the wallet is asked the identical
+/// request again, so for one purchase the wallet is only ever asked to sign one payment.
 pub async fn transact(
     doc: impl Document,
     pairing: &dyn Pairing,
@@ -111,14 +113,34 @@ pub async fn transact(
         role: Role::Payment,
         fallback_key: &fallback_key,
     };
-    let ledger = match open(opening, spent.as_ref(), options).await? {
-        Opened::Unjournaled => None,
-        Opened::Fresh(ledger) => Some(ledger),
-        Opened::Resend { ledger, payment } => return resend(ledger.attempt(), payment),
+    let entry = entry(opening, spent.as_ref(), options)?;
+    if let Some(entry) = &entry {
+        match entry.look(&staged.chosen).await? {
+            Opened::Resend { ledger, payment } => return resend(ledger.attempt(), payment),
+            Opened::Resume { ledger, resumed } => {
+                return resume(ledger, &resumed, pairing, signer, fetch, options).await;
+            }
+            Opened::Go(()) => {}
+        }
+    }
+    let Compared { chosen, bytes, h } = compare_staged(staged, doc, pairing, fetch).await?;
+    // Built once, as confirm builds it: the signer is handed its request, and its answers complete this same build
+    // (the choice and the bytes are not changed in between) rather than a rebuild.
+    let (unsigned, request) = build_request(pairing, &chosen, &bytes, &h)?;
+    let ledger = match &entry {
+        None => None,
+        Some(entry) => match entry.begin(&chosen, ToSign::new(&bytes, request.as_ref())).await? {
+            Opened::Go(ledger) => Some(ledger),
+            Opened::Resend { ledger, payment } => return resend(ledger.attempt(), payment),
+            Opened::Resume { ledger, resumed } => {
+                return resume(ledger, &resumed, pairing, signer, fetch, options).await;
+            }
+        },
     };
-    let paid = paying(staged, doc, pairing, signer, fetch, options, ledger.as_ref()).await;
+    let payment = ToPay { chosen: &chosen, bytes: &bytes, h, unsigned: unsigned.as_deref(), request };
+    let paid = paying(payment, Resuming::default(), pairing, signer, fetch, options, ledger.as_ref()).await;
     let Some(ledger) = ledger else {
-        return paid.map(|p| match p {
+        return paid.map_err(Failed::declined).map(|p| match p {
             Paid::Signed(t) => TransactOutcome::Signed(t),
             Paid::ToApprove(t) => TransactOutcome::ToApprove(t),
         });
@@ -129,12 +151,38 @@ pub async fn transact(
             ledger.handed_back().await?;
             Ok(TransactOutcome::ToApprove(t))
         }
-        Ok(Paid::Signed(mut done)) => {
-            done.attempt = Some(ledger.attempt().to_owned());
-            let recorded = serde_json::to_value(&done).map_err(|e| journal_failed(Reason::Unavailable, e))?;
-            ledger.signed(&done.bytes, &recorded).await?;
-            Ok(TransactOutcome::Signed(done))
-        }
+        Ok(Paid::Signed(done)) => signed(&ledger, done).await,
+    }
+}
+
+/// The journal's record of the signed payment, then the payment.
+async fn signed(ledger: &Ledger<'_>, mut done: Transacted) -> Result<TransactOutcome, Declined> {
+    done.attempt = Some(ledger.attempt().to_owned());
+    let recorded = serde_json::to_value(&done).map_err(|e| journal_failed(Reason::Unavailable, e))?;
+    ledger.signed(&done.bytes, &recorded).await?;
+    Ok(TransactOutcome::Signed(done))
+}
+
+/// An attempt that asked its wallet and died before recording the payment: its payment built again from the
+/// recorded choice and bytes (it must give the recorded request), the agreement paid where it comes first, and the
+/// wallet asked the identical request. A decline leaves the attempt in flight, to be resumed again.
+async fn resume(
+    ledger: Ledger<'_>,
+    resumed: &Resumed,
+    pairing: &dyn Pairing,
+    signer: &dyn Signer,
+    fetch: &dyn Fetch,
+    options: &Options,
+) -> Result<TransactOutcome, Declined> {
+    let chosen = resumed.choice(pairing, signer.account())?;
+    let ((unsigned, request), from) = rebuild(pairing, &chosen, resumed)?;
+    let payment =
+        ToPay { chosen: &chosen, bytes: &resumed.bytes, h: resumed.h, unsigned: unsigned.as_deref(), request };
+    match paying(payment, from, pairing, signer, fetch, options, Some(&ledger)).await {
+        // Its wallet was asked in the life that died: whatever declines now, the attempt stays to be asked again.
+        Err(failed) => Err(ledger.ended(failed.asked()).await),
+        Ok(Paid::ToApprove(t)) => Ok(TransactOutcome::ToApprove(t)),
+        Ok(Paid::Signed(done)) => signed(&ledger, done).await,
     }
 }
 
@@ -149,35 +197,43 @@ fn resend(attempt: &str, payment: Value) -> Result<TransactOutcome, Declined> {
     }
 }
 
-/// The fetch and compare, the agreement payment where one comes first, and the signer.
+/// A built payment, about to be signed.
+struct ToPay<'a> {
+    chosen: &'a Chosen,
+    bytes: &'a [u8],
+    h: AtrHash,
+    unsigned: Option<&'a dyn Unsigned>,
+    request: Option<SigningRequest>,
+}
+
+/// The agreement payment where one comes first, then the signer, from where `from` says.
 async fn paying(
-    staged: Staged,
-    doc: Option<Cow<'_, Value>>,
+    payment: ToPay<'_>,
+    from: Resuming,
     pairing: &dyn Pairing,
     signer: &dyn Signer,
     fetch: &dyn Fetch,
     options: &Options,
     ledger: Option<&Ledger<'_>>,
-) -> Result<Paid, Declined> {
-    let Compared { chosen, bytes, h } = compare_staged(staged, doc, pairing, fetch).await?;
+) -> Result<Paid, Failed> {
+    let ToPay { chosen, bytes, h, unsigned, request } = payment;
     let mut receipt = None;
-    let done = {
-        // Built once, as confirm builds it: the signer is handed its request, and its answers complete this same
-        // build (the choice and the bytes are not changed in between) rather than a rebuild.
-        let (unsigned, request) = build_request(pairing, &chosen, &bytes, &h)?;
-        if let Some(url) = &chosen.agreement {
-            match agreement(&bytes, url, pairing, signer, fetch, options).await? {
-                Agreement::Agreed { receipt: r } => receipt = Some(r),
-                Agreement::ToApprove(t) => return Ok(Paid::ToApprove(t)),
-            }
+    if let Some(url) = &chosen.agreement {
+        match agreement(bytes, url, pairing, signer, fetch, options).await? {
+            Agreement::Agreed { receipt: r } => receipt = Some(r),
+            Agreement::ToApprove(t) => return Ok(Paid::ToApprove(t)),
         }
-        if let (Some(ledger), Some(first)) = (ledger, &request)
-            && pairing.moves(first)
-        {
-            ledger.moving().await?;
-        }
-        sign_steps(pairing, &chosen, request, unsigned.as_deref(), signer, &bytes, h).await?
-    };
+    }
+    if let (Some(ledger), Some(first)) = (ledger, &request)
+        && pairing.moves(first)
+    {
+        ledger.moving().await?;
+    }
+    let asks = request.is_some();
+    let done = sign_steps(pairing, chosen, request, unsigned, signer, bytes, h, ledger, from)
+        .await
+        .map_err(|d| if asks { Failed::Asked(d) } else { Failed::Before(d) })?;
+    let bytes = bytes.to_vec();
     Ok(Paid::Signed(match done {
         None => Transacted { signed: None, bytes, h, agreement: receipt, landed: None, attempt: None },
         Some(f) => {

@@ -25,7 +25,7 @@
 use serde_json::{Map, Value, json};
 use terms::json::Member;
 use terms::pairing::{Advertised, ChooseContext, Completion, InputSpec, Offer, Quote, Unsigned};
-use terms::safety::{Answered, Begun, Ended, Intent, JournalError, SpendJournal};
+use terms::safety::{Answered, Begun, Ended, Intent, JournalError, Prepared, SpendJournal};
 use terms::{
     Answer, AtrHash, BoxFuture, Chosen, DeclineCode, Fetch, FetchError, Finish, Options, Pairing, Reason, Refusal,
     Request, Response, SigningRequest, atr_hash, confirm, finish,
@@ -368,6 +368,14 @@ impl SpendJournal for LoggingJournal {
         self.0.push("journal.begin");
         Box::pin(async { Ok(Begun::Fresh) })
     }
+    fn look<'a>(&'a self, _: &'a Intent<'a>) -> BoxFuture<'a, Result<Begun, JournalError>> {
+        self.0.push("journal.look");
+        Box::pin(async { Ok(Begun::Fresh) })
+    }
+    fn stepped<'a>(&'a self, _: &'a str, _: &'a Prepared) -> BoxFuture<'a, Result<(), JournalError>> {
+        self.0.push("journal.stepped");
+        Box::pin(async { Ok(()) })
+    }
     fn moving<'a>(&'a self, _: &'a str) -> BoxFuture<'a, Result<(), JournalError>> {
         self.0.push("journal.moving");
         Box::pin(async { Ok(()) })
@@ -399,8 +407,9 @@ impl terms::Signer for LoggingWallet {
     }
 }
 
-/// Before a signer that moves the money itself is asked, the journal is told: an attempt cut short after that is
-/// `unknown`, never `not-paid`. A signer that only signs needs no such write.
+/// The journal is looked at before anything is fetched, and told the payment (`begin`, with what the wallet will be
+/// asked) before the wallet is asked. Before a signer that moves the money itself is asked, the journal is told: an
+/// attempt cut short after that is `unknown`, never `not-paid`. A signer that only signs needs no such write.
 #[tokio::test]
 async fn the_journal_is_told_before_a_signer_that_moves_money_is_asked() {
     for moves in [true, false] {
@@ -410,9 +419,9 @@ async fn the_journal_is_told_before_a_signer_that_moves_money_is_asked() {
         let got = terms::transact(json!({}), &stub, &LoggingWallet(log.clone()), &Seller, &options).await;
         assert!(matches!(got, Ok(terms::TransactOutcome::Signed(_))), "{got:?}");
         let want: &[&str] = if moves {
-            &["journal.begin", "journal.moving", "signer.sign", "journal.signed"]
+            &["journal.look", "journal.begin", "journal.moving", "signer.sign", "journal.signed"]
         } else {
-            &["journal.begin", "signer.sign", "journal.signed"]
+            &["journal.look", "journal.begin", "signer.sign", "journal.signed"]
         };
         assert_eq!(*log.0.lock().unwrap(), want, "moves: {moves}");
     }

@@ -139,9 +139,9 @@ fn a_database_of_something_else_or_of_a_newer_schema_is_refused() {
 
     let newer = d.path().join("newer.db");
     drop(SqliteJournal::open(&newer).unwrap());
-    rusqlite::Connection::open(&newer).unwrap().pragma_update(None, "user_version", 2).unwrap();
+    rusqlite::Connection::open(&newer).unwrap().pragma_update(None, "user_version", 3).unwrap();
     let e = SqliteJournal::open(&newer).unwrap_err();
-    assert!(e.0.contains("schema version 2, and this build reads version 1"), "{e}");
+    assert!(e.0.contains("schema version 3, and this build reads version 2"), "{e}");
 
     // A journal opens again, as many times as asked, and prints its file and settings.
     let j = d.path().join("j.db");

@@ -290,7 +290,8 @@ async fn a_declined_payment_releases_its_reservation_and_may_be_tried_again(plac
         .policy(policy("", "10000"))
         .journal(journal.clone())
         .purchase(purchase(1));
-    // The link serves other bytes: hash-mismatch after the budget was reserved.
+    // The link serves other bytes: hash-mismatch, before anything is recorded or reserved (the journal's `begin`
+    // comes once the payment is built).
     struct Other;
     impl Fetch for Other {
         fn get<'a>(&'a self, _request: Request<'a>) -> BoxFuture<'a, Result<Response, FetchError>> {
@@ -299,9 +300,8 @@ async fn a_declined_payment_releases_its_reservation_and_may_be_tried_again(plac
     }
     let declined = transact(offer("10000"), pairing(), &wallet, &Other, &options).await.unwrap_err();
     assert_eq!(declined.code, DeclineCode::HashMismatch);
-    let record = journal.record(&purchase(1).key(wallet.account())).await.unwrap().unwrap();
-    assert_eq!(record.payment_state, PaymentState::NotPaid);
-    // The budget holds exactly one payment, and the released reservation leaves it whole.
+    assert!(journal.record(&purchase(1).key(wallet.account())).await.unwrap().is_none());
+    // The budget holds exactly one payment, and the decline took nothing of it.
     let done = transact(offer("10000"), pairing(), &wallet, &Seller::default(), &options).await;
     assert!(matches!(done, Ok(TransactOutcome::Signed(_))), "{done:?}");
 }
@@ -317,7 +317,8 @@ async fn a_journal_that_cannot_be_written_signs_nothing() {
     let declined = transact(offer("10000"), pairing(), &wallet, &seller, &options).await.unwrap_err();
     assert_eq!((declined.code, declined.detail.as_str()), (DeclineCode::JournalFailed, "journal/unavailable"));
     assert!(declined.cause.is_some());
-    assert_eq!((seller.0.load(Ordering::SeqCst), wallet.count()), (0, 0));
+    // The journal's look is a read: the terms are fetched once, and the write before the wallet fails.
+    assert_eq!((seller.0.load(Ordering::SeqCst), wallet.count()), (1, 0));
 }
 
 async fn without_policy_or_journal_the_payment_is_what_it_always_was(place: Place) {
@@ -461,7 +462,8 @@ async fn a_journal_locked_by_another_process_signs_nothing() {
     holder.wait().unwrap();
     assert_eq!((declined.code, declined.detail.as_str()), (DeclineCode::JournalFailed, "journal/unavailable"));
     assert!(declined.cause.as_deref().is_some_and(|c| c.contains("lock")), "{:?}", declined.cause);
-    assert_eq!((seller.0.load(Ordering::SeqCst), wallet.count()), (0, 0));
+    // The look reads past the writer's lock (WAL): the terms are fetched once, and the write before the wallet fails.
+    assert_eq!((seller.0.load(Ordering::SeqCst), wallet.count()), (1, 0));
 }
 
 /// Holds an exclusive lock on the journal until killed.

@@ -48,6 +48,7 @@ fuzz_target!(|data: &[u8]| {
         decline: optional(17),
         cause: optional(18),
         times: [all.get(19).map_or(0, |p| int(p)), all.get(20).map_or(0, |p| int(p))],
+        prepared: (mode & 2 != 0).then(|| column(8)),
     };
     let reservations: Vec<ReservationColumns> = all
         .get(21..)

@@ -2,9 +2,9 @@
 
 use std::sync::atomic::{AtomicUsize, Ordering};
 
-use serde_json::{Map, Value, json};
+use serde_json::{Map, Value};
 
-use super::{Selected, retry_seconds, sign_agreement};
+use super::{build_agreement, retry_seconds};
 use crate::decline::DeclineCode;
 use crate::hash::{AtrHash, atr_hash};
 use crate::json::Member;
@@ -74,9 +74,8 @@ async fn an_agreement_build_refused_is_declined_before_the_signer() {
     let cases: [(&'static Refusing, &str); 2] =
         [(&NOTHING_TO_SIGN, "The agreement payment gave nothing to sign."), (&MALFORMED, "x402/option-malformed")];
     for (pairing, detail) in cases {
-        let selected = Selected { option: json!({}), pairing, h, chosen: chosen.clone(), limits: (1, 1) };
         let wallet = Wallet::default();
-        let declined = sign_agreement(&selected, &wallet, b"abc", h, None).await.unwrap_err();
+        let declined = build_agreement(pairing, &chosen, b"abc", &h).err().unwrap();
         assert_eq!((declined.code, declined.detail.as_str()), (DeclineCode::OfferUnreadable, detail));
         assert!(declined.moved.is_none());
         assert_eq!(wallet.0.load(Ordering::SeqCst), 0, "nothing is signed");

@@ -13,7 +13,8 @@ use crate::hash::{MAX_ATR_BYTES, atr_hash, hash_equals};
 use crate::json::{MAX_JSON_DEPTH, within_depth};
 use ruint::aliases::{U256, U512};
 
-use super::ledger::{Opened, Opening, open};
+use super::ledger::{Failed, Opened, Opening, entry};
+use super::prepared::ToSign;
 use super::spend::{Allowed, PolicyRefusal, Role, Spend, SpendApproval, journal_failed};
 use crate::hash::AtrHash;
 use crate::pairing::{
@@ -195,9 +196,13 @@ pub async fn within(
         role: Role::Voucher,
         fallback_key: &fallback_key,
     };
-    let ledger = match open(opening, spent.as_ref(), options).await? {
-        Opened::Unjournaled => None,
-        Opened::Fresh(ledger) => Some(ledger),
+    let Some(entry) = entry(opening, spent.as_ref(), options)? else {
+        return sign_within(&plan, cumulative, hold, &h, refund, channel, signer, options).await;
+    };
+    // One signer call, with the plan's requests as one batch: what the journal records before it is asked.
+    let request = SigningRequest::Batch { requests: requests.clone() };
+    let ledger = match entry.begin(&chosen, ToSign::new(&atr, Some(&request))).await? {
+        Opened::Go(ledger) => ledger,
         // This voucher was signed before: the same bytes, never a second signature.
         Opened::Resend { ledger, payment } => {
             return serde_json::from_value(payment).map_err(|e| {
@@ -207,11 +212,24 @@ pub async fn within(
                 )
             });
         }
+        // Its wallet may have signed it before: only the identical request may be asked again.
+        Opened::Resume { ledger, resumed } => {
+            if resumed.prepared.request.as_ref() != Some(&request.to_json()) || resumed.bytes != atr {
+                return Err(resumed.changed("voucher request"));
+            }
+            return match sign_within(&plan, cumulative, hold, &h, refund, channel, signer, options).await {
+                Err(d) => Err(ledger.ended(Failed::Asked(d)).await),
+                Ok(within) => {
+                    let recorded = serde_json::to_value(&within).map_err(|e| journal_failed(Reason::Unavailable, e))?;
+                    ledger.signed(&atr, &recorded).await?;
+                    Ok(within)
+                }
+            };
+        }
     };
-    let signed = sign_within(&plan, cumulative, hold, &h, refund, channel, signer, options).await;
-    let Some(ledger) = ledger else { return signed };
-    match signed {
-        Err(d) => Err(ledger.ended(d).await),
+    match sign_within(&plan, cumulative, hold, &h, refund, channel, signer, options).await {
+        // The signer is asked first thing: any decline comes after it.
+        Err(d) => Err(ledger.ended(Failed::Asked(d)).await),
         Ok(within) => {
             let recorded = serde_json::to_value(&within).map_err(|e| journal_failed(Reason::Unavailable, e))?;
             ledger.signed(&atr, &recorded).await?;

@@ -1,12 +1,15 @@
-//! One payment's passage through the buyer's policy and journal, as `transact` and the agreement exchange take it:
-//! the policy's verdict on the quote, then the journal's `begin` (the budget reserved and the intent recorded before
-//! any signer is asked), then `moving`, `signed`, `ended` and `answered` as the payment goes. Journal failures become
+//! One payment's passage through the buyer's policy and journal, as `transact`, the agreement exchange and a
+//! channel's voucher take it: the policy's verdict on the quote, then the journal's `look` (before the link is
+//! fetched: a payment to re-send or resume is answered without a fetch), then its `begin` once the payment is built
+//! (the budget reserved, and the intent recorded with the bytes and the wallet's first request, before any signer is
+//! asked), then `moving`, `stepped`, `signed`, `ended` and `answered` as the payment goes. Journal failures become
 //! declines here, in one place.
 
 use std::panic::{AssertUnwindSafe, catch_unwind};
 
 use serde_json::Value;
 
+use super::prepared::{Prepared, Resumed, ToSign};
 use super::spend::{
     Allowed, Begun, Claim, Ended, Intent, PolicyRefusal, Role, SpendApproval, SpendJournal, journal_failed,
 };
@@ -16,13 +19,13 @@ use crate::hash::AtrHash;
 use crate::pairing::{Chosen, Pairing, Quote};
 use crate::refusal::Reason;
 
-/// Where the journal stands for one payment.
+/// Where the journal stands for one payment: `Go(())` from a `look` (nothing stands in the way: build the payment,
+/// then [`Entry::begin`]), `Go(ledger)` from a `begin` (the intent is recorded and the budget reserved: sign, then
+/// tell the ledger).
 #[derive(Debug)]
-pub(crate) enum Opened<'a> {
-    /// No journal: the payment goes exactly as the gate alone takes it.
-    Unjournaled,
-    /// The intent is recorded and the budget reserved: sign, then tell the ledger.
-    Fresh(Ledger<'a>),
+pub(crate) enum Opened<'a, G> {
+    /// Go on.
+    Go(G),
     /// A payment for this purchase was signed before: re-send exactly this (the JSON the gate returned then).
     Resend {
         /// The attempt that signed it, to tell the seller's answer.
@@ -30,6 +33,43 @@ pub(crate) enum Opened<'a> {
         /// What the gate returned then.
         payment: Value,
     },
+    /// An attempt of this purchase recorded what its wallet was asked and died before recording a signed payment:
+    /// ask exactly that again (its ledger tells the journal what follows).
+    Resume {
+        /// The resumed attempt.
+        ledger: Ledger<'a>,
+        /// What the journal holds of it.
+        resumed: Box<Resumed>,
+    },
+}
+
+/// A decline of a journaled payment, by whether its wallet had been asked.
+#[derive(Debug)]
+pub(crate) enum Failed {
+    /// Before any signer call: the attempt is `not-paid`, its reservation released.
+    Before(Declined),
+    /// After its wallet was asked: the attempt stays in flight with its request ([`Ended::Asked`]).
+    Asked(Declined),
+}
+
+impl From<Declined> for Failed {
+    fn from(declined: Declined) -> Self {
+        Self::Before(declined)
+    }
+}
+
+impl Failed {
+    /// The decline, whenever it came.
+    pub(crate) fn declined(self) -> Declined {
+        match self {
+            Self::Before(d) | Self::Asked(d) => d,
+        }
+    }
+
+    /// The same decline, counted as after the wallet was asked (a resumed attempt's wallet was asked before).
+    pub(crate) fn asked(self) -> Self {
+        Self::Asked(self.declined())
+    }
 }
 
 /// The journal's handle on one attempt.
@@ -50,17 +90,30 @@ impl Ledger<'_> {
         self.journal.moving(&self.attempt).await.map_err(|e| journal_failed(Reason::Unavailable, e))
     }
 
+    /// Before the next step of a payment signed in steps is asked: the answers so far and that step.
+    pub(crate) async fn stepped(&self, prepared: &Prepared) -> Result<(), Declined> {
+        self.journal.stepped(&self.attempt, prepared).await.map_err(|e| journal_failed(Reason::Unavailable, e))
+    }
+
     /// After signing: the bytes and the exact payment. A failure here drops the payment: it is never returned
-    /// unrecorded.
+    /// unrecorded (and the attempt, its request recorded, is resumed by the purchase's next try).
     pub(crate) async fn signed(&self, bytes: &[u8], payment: &Value) -> Result<(), Declined> {
         self.journal.signed(&self.attempt, bytes, payment).await.map_err(|e| journal_failed(Reason::Unavailable, e))
     }
 
-    /// The attempt declined: `not-paid` (its reservation released) or, with `moved`, `unknown`. The decline is
-    /// returned as it was; a journal that cannot record it leaves the attempt in flight (its reservation held, so
+    /// The attempt declined: `not-paid` (its reservation released), with `moved` `unknown`, or, after its wallet was
+    /// asked, still in flight with its request ([`Ended::Asked`]). The decline is returned as it was; a journal that cannot record it leaves the attempt in flight (its reservation held, so
     /// the budget errs on the safe side) and says so in the cause.
-    pub(crate) async fn ended(&self, declined: Declined) -> Declined {
-        let ended = if declined.moved.is_some() { Ended::Moved(&declined) } else { Ended::NotPaid(&declined) };
+    pub(crate) async fn ended(&self, failed: Failed) -> Declined {
+        let (declined, asked) = match failed {
+            Failed::Before(d) => (d, false),
+            Failed::Asked(d) => (d, true),
+        };
+        let ended = match (&declined.moved, asked) {
+            (Some(_), _) => Ended::Moved(&declined),
+            (None, true) => Ended::Asked(&declined),
+            (None, false) => Ended::NotPaid(&declined),
+        };
         match self.journal.ended(&self.attempt, ended).await {
             Ok(()) => declined,
             Err(e) => {
@@ -135,13 +188,29 @@ pub(crate) struct Opening<'a> {
     pub(crate) fallback_key: &'a str,
 }
 
-/// The journal's `begin` for one payment: its budgets reserved and its intent recorded before any signer is asked.
-/// Without a journal, a policy that keeps budgets refuses (the budgets have nowhere to be kept).
-pub(crate) async fn open<'a>(
-    opening: Opening<'_>,
-    spent: Option<&(Quote, Allowed)>,
+/// What the journal is told of one payment, worked out once: [`Entry::look`] before the link is fetched, then
+/// [`Entry::begin`] once the payment is built.
+#[derive(Debug)]
+pub(crate) struct Entry<'a> {
+    journal: &'a dyn SpendJournal,
+    pairing: &'static str,
+    account: String,
+    h: AtrHash,
+    role: Role,
+    quote: Quote,
+    claims: &'a [Claim],
+    key: String,
+    attempt: String,
     options: &'a Options,
-) -> Result<Opened<'a>, Declined> {
+}
+
+/// The journal's entry for one payment: `None` where no journal is set. Without a journal, a policy that keeps
+/// budgets refuses (the budgets have nowhere to be kept).
+pub(crate) fn entry<'a>(
+    opening: Opening<'_>,
+    spent: Option<&'a (Quote, Allowed)>,
+    options: &'a Options,
+) -> Result<Option<Entry<'a>>, Declined> {
     let claims: &[Claim] = spent.map_or(&[], |(_, a)| a.claims.as_slice());
     let Some(journal) = options.journal.as_deref() else {
         if !claims.is_empty() {
@@ -151,59 +220,91 @@ pub(crate) async fn open<'a>(
             )
             .declined());
         }
-        return Ok(Opened::Unjournaled);
+        return Ok(None);
     };
     let Opening { pairing, chosen, account, h, role, fallback_key } = opening;
-    let quoted;
     let quote = match spent {
-        Some((q, _)) => q,
+        Some((q, _)) => q.clone(),
         None => {
             let read = catch_unwind(AssertUnwindSafe(|| pairing.quote(chosen)))
                 .unwrap_or_else(|_| Err(ns_code(pairing, Reason::MemberFailed)));
-            quoted = read.map_err(|r| {
+            read.map_err(|r| {
                 journal_failed(
                     Reason::QuoteUnknown,
                     format!("the pairing {} gives no quote to record: {r}", pairing.id()),
                 )
-            })?;
-            &quoted
+            })?
         }
     };
-    let purchase = options.purchase.as_ref();
-    let key = purchase.map_or_else(|| fallback_key.to_owned(), |p| p.key(account));
+    let key = options.purchase.as_ref().map_or_else(|| fallback_key.to_owned(), |p| p.key(account));
     let attempt = options.ids.next_id();
-    let intent = Intent {
-        key: &key,
-        attempt: &attempt,
-        role,
-        purchase,
-        pairing: pairing.id(),
-        account,
-        h,
-        chosen,
-        quote,
-        claims,
-        at: options.clock.now(),
-    };
-    match journal.begin(&intent).await {
-        Err(e) => Err(journal_failed(Reason::Unavailable, e)),
-        Ok(Begun::Fresh) => Ok(Opened::Fresh(Ledger { journal, attempt })),
-        Ok(Begun::Resend { attempt, payment }) => {
-            Ok(Opened::Resend { ledger: Ledger { journal, attempt }, payment: *payment })
+    let (pairing, account, h) = (pairing.id(), account.to_owned(), *h);
+    Ok(Some(Entry { journal, pairing, account, h, role, quote, claims, key, attempt, options }))
+}
+
+impl<'a> Entry<'a> {
+    fn intent<'i>(&'i self, chosen: &'i Chosen) -> Intent<'i> {
+        Intent {
+            key: &self.key,
+            attempt: &self.attempt,
+            role: self.role,
+            purchase: self.options.purchase.as_ref(),
+            pairing: self.pairing,
+            account: &self.account,
+            h: &self.h,
+            chosen,
+            quote: &self.quote,
+            claims: self.claims,
+            at: self.options.clock.now(),
+            to_sign: None,
         }
-        Ok(Begun::OverBudget(claim)) => Err(PolicyRefusal::new(
-            Reason::BudgetExhausted,
-            format!(
-                "the budget {} ({}{}) has no room for {} more in its {} s window (limit {})",
-                claim.budget,
-                claim.asset,
-                if claim.scope.is_empty() { String::new() } else { format!(", {}", claim.scope) },
-                claim.amount,
-                claim.window,
-                claim.limit
-            ),
-        )
-        .declined()),
-        Ok(Begun::Blocked(reason, why)) => Err(journal_failed(reason, why)),
+    }
+
+    /// What `begin` would answer now, recording nothing: `Clear` to fetch and build, or the payment to re-send or
+    /// resume; a purchase blocked or over budget declines.
+    pub(crate) async fn look(&self, chosen: &Chosen) -> Result<Opened<'a, ()>, Declined> {
+        let looked = self.journal.look(&self.intent(chosen)).await;
+        self.answer(looked, |_| ())
+    }
+
+    /// The journal's `begin`: the budgets reserved and the intent recorded with the payment the wallet will be asked
+    /// to sign, before any signer is asked.
+    pub(crate) async fn begin(&self, chosen: &Chosen, to_sign: ToSign<'_>) -> Result<Opened<'a, Ledger<'a>>, Declined> {
+        let intent = Intent { to_sign: Some(to_sign), ..self.intent(chosen) };
+        let begun = self.journal.begin(&intent).await;
+        self.answer(begun, |ledger| ledger)
+    }
+
+    /// The journal's answer; `go` makes a fresh one's handle (a `look`'s drops it: nothing was recorded).
+    fn answer<G>(
+        &self,
+        begun: Result<Begun, super::JournalError>,
+        go: impl FnOnce(Ledger<'a>) -> G,
+    ) -> Result<Opened<'a, G>, Declined> {
+        let journal = self.journal;
+        match begun {
+            Err(e) => Err(journal_failed(Reason::Unavailable, e)),
+            Ok(Begun::Fresh) => Ok(Opened::Go(go(Ledger { journal, attempt: self.attempt.clone() }))),
+            Ok(Begun::Resend { attempt, payment }) => {
+                Ok(Opened::Resend { ledger: Ledger { journal, attempt }, payment: *payment })
+            }
+            Ok(Begun::Resume(resumed)) => {
+                Ok(Opened::Resume { ledger: Ledger { journal, attempt: resumed.attempt.clone() }, resumed })
+            }
+            Ok(Begun::OverBudget(claim)) => Err(PolicyRefusal::new(
+                Reason::BudgetExhausted,
+                format!(
+                    "the budget {} ({}{}) has no room for {} more in its {} s window (limit {})",
+                    claim.budget,
+                    claim.asset,
+                    if claim.scope.is_empty() { String::new() } else { format!(", {}", claim.scope) },
+                    claim.amount,
+                    claim.window,
+                    claim.limit
+                ),
+            )
+            .declined()),
+            Ok(Begun::Blocked(reason, why)) => Err(journal_failed(reason, why)),
+        }
     }
 }

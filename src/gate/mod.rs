@@ -5,6 +5,7 @@
 pub(crate) mod atr;
 mod channels;
 pub(crate) mod ledger;
+pub(crate) mod prepared;
 mod spend;
 mod types;
 
@@ -14,6 +15,7 @@ use std::panic::{AssertUnwindSafe, catch_unwind};
 use serde_json::Value;
 
 pub use channels::{Within, open_channel, record_charge, within};
+pub use prepared::{Prepared, Resumed, ToSign};
 pub(crate) use spend::journal_failed;
 pub use spend::{
     Allowed, Answered, Attested, Begun, Claim, Ended, Intent, JournalError, PolicyRefusal, Purchase, Role,
@@ -417,9 +419,21 @@ pub fn check_landed(
     }
 }
 
+/// Where [`sign_steps`] starts: at the first request, or (a resumed payment signed in steps) after the answers the
+/// journal recorded, at the step it recorded next.
+#[derive(Debug, Default)]
+pub(crate) struct Resuming {
+    /// The answers already given.
+    pub(crate) answers: Vec<Answer>,
+    /// The step to ask next in place of the first request.
+    pub(crate) next: Option<SigningRequest>,
+}
+
 /// The signer, once per step in order, then `finish` over its answers, completing `built` (the build `first` came
 /// from, where the caller kept it) rather than rebuilding it. `Ok(None)` where the pairing has nothing for the buyer
-/// to sign.
+/// to sign. With a ledger, each step after the first is recorded ([`Ledger::stepped`]) before it is asked; `from`
+/// starts a resumed payment where its record stops.
+#[allow(clippy::too_many_arguments)] // the payment's parts, each named
 pub(crate) async fn sign_steps(
     pairing: &dyn Pairing,
     chosen: &Chosen,
@@ -428,6 +442,8 @@ pub(crate) async fn sign_steps(
     signer: &dyn Signer,
     bytes: &[u8],
     h: AtrHash,
+    ledger: Option<&ledger::Ledger<'_>>,
+    from: Resuming,
 ) -> Result<Option<Finished>, Declined> {
     let built = built.map(|unsigned| Built { unsigned, h: &h });
     let Some(first) = first else {
@@ -441,9 +457,11 @@ pub(crate) async fn sign_steps(
         };
     };
     let moves = pairing.moves(&first);
+    let prepared = ToSign::new(bytes, Some(&first)).prepared();
     let mut answers: Vec<Answer> = Vec::with_capacity(MAX_STEPS);
-    let mut request = first;
-    for _ in 0..MAX_STEPS {
+    answers.extend(from.answers);
+    let mut request = from.next.unwrap_or(first);
+    for _ in answers.len()..MAX_STEPS {
         match signer.sign(&request).await {
             Ok(answer) => answers.push(answer),
             Err(_) => {
@@ -457,11 +475,45 @@ pub(crate) async fn sign_steps(
         }
         match completing(bytes, chosen, &answers, pairing, built).map_err(|f| f.declined)? {
             Finish::Finished(f) => return Ok(Some(f)),
-            Finish::Next(next) => request = next.next,
+            Finish::Next(next) => {
+                if let Some(ledger) = ledger {
+                    ledger.stepped(&prepared.stepped(&answers, &next.next)).await?;
+                }
+                request = next.next;
+            }
         }
     }
     let all = Value::Array(answers.iter().map(|a| a.as_json().clone()).collect());
     let moved = moves.then(|| Moved { signed: all, bytes: bytes.to_vec(), h });
     Err(decline(DeclineCode::SignedNotBound, "The pairing asked for more signatures than a payment takes.")
         .with_moved(moved))
+}
+
+/// The payment a resumed attempt recorded, built again from its recorded choice and bytes: the build, its first
+/// request and where the signing resumes. Each must be what the journal recorded, member for member (the first
+/// request; the step after the recorded answers), or it is `journal/state-unknown` and nothing is signed.
+pub(crate) fn rebuild<'a>(
+    pairing: &'a dyn Pairing,
+    chosen: &'a Chosen,
+    resumed: &'a Resumed,
+) -> Result<(BuiltRequest<'a>, Resuming), Declined> {
+    let (bytes, h) = (&resumed.bytes[..], &resumed.h);
+    let (unsigned, request) = build_request(pairing, chosen, bytes, h).map_err(|_| resumed.changed("choice"))?;
+    let recorded = &resumed.prepared;
+    if request.as_ref().map(SigningRequest::to_json) != recorded.request {
+        return Err(resumed.changed("request"));
+    }
+    let answers: Vec<Answer> = recorded.answers.iter().cloned().map(Answer::new).collect();
+    let from = match (&recorded.next, unsigned.as_deref()) {
+        (None, _) if answers.is_empty() => Resuming::default(),
+        (Some(next), Some(built)) if !answers.is_empty() => {
+            let built = Some(Built { unsigned: built, h });
+            match completing(bytes, chosen, &answers, pairing, built) {
+                Ok(Finish::Next(n)) if n.next.to_json() == *next => Resuming { answers, next: Some(n.next) },
+                _ => return Err(resumed.changed("next step")),
+            }
+        }
+        _ => return Err(resumed.changed("steps")),
+    };
+    Ok(((unsigned, request), from))
 }

@@ -18,6 +18,7 @@ use crate::refusal::{Reason, Refusal};
 use crate::signer::BoxFuture;
 
 use super::Options;
+use super::prepared::{Prepared, Resumed, ToSign};
 
 /// What a payment buys, as the caller states it: the request the payment is for. The policy's resource rule reads
 /// its URL, and the purchase's idempotency key is derived from it.
@@ -313,6 +314,10 @@ pub enum Begun {
         /// What the gate returned then.
         payment: Box<serde_json::Value>,
     },
+    /// An attempt of this purchase recorded what its wallet would be asked and never recorded a signed payment (its
+    /// process died between the two), and its lease lapsed: ask exactly that request again, never build anew.
+    /// Nothing was written.
+    Resume(Box<Resumed>),
     /// A budget has no room for the payment: nothing was recorded or reserved.
     OverBudget(Claim),
     /// The purchase cannot be paid now (a payment for it is in flight, or its state is unknown and nothing can be
@@ -352,6 +357,10 @@ pub struct Intent<'a> {
     pub claims: &'a [Claim],
     /// Now (Unix seconds).
     pub at: u64,
+    /// The payment the wallet will be asked to sign, kept with the intent so that a process that dies after asking
+    /// can only ask the same again; `None` for an intent recorded before its payment is built (a lapsed lease then
+    /// takes it as not paid).
+    pub to_sign: Option<ToSign<'a>>,
 }
 
 impl<'a> Intent<'a> {
@@ -378,7 +387,15 @@ impl<'a> Intent<'a> {
             quote,
             claims: &[],
             at,
+            to_sign: None,
         }
+    }
+
+    /// The same intent, with the payment its wallet will be asked to sign.
+    #[must_use]
+    pub fn with_payment(mut self, to_sign: ToSign<'a>) -> Self {
+        self.to_sign = Some(to_sign);
+        self
     }
 
     /// The same intent for another payment of the purchase.
@@ -414,6 +431,11 @@ pub enum Ended<'a> {
     /// Handed back for a person's approval (an agreement payment to approve first): nothing was signed, so the
     /// payment is `not-paid` with no charge and its reservation released.
     HandedBack,
+    /// Declined, nothing moved, after its wallet was asked (the wallet refused, or answered what the pairing cannot
+    /// read back): the wallet may hold a signature of the recorded request, so the attempt stays in flight with its
+    /// request and reservation, and the purchase's next try asks that same request at once (it is resumed; no new
+    /// payment is built for the purchase).
+    Asked(&'a Declined),
 }
 
 /// What the seller answered to a payment that was sent.
@@ -435,8 +457,16 @@ pub enum Answered<'a> {
 /// loses no payment that left it. A write that returns `Ok` is durable.
 pub trait SpendJournal: Send + Sync + fmt::Debug {
     /// In one durable write: reads the purchase's record; where nothing was signed for it, reserves every claim and
-    /// records the intent.
+    /// records the intent, with the payment to sign ([`Intent::to_sign`]: its ATR bytes and first request).
     fn begin<'a>(&'a self, intent: &'a Intent<'a>) -> BoxFuture<'a, Result<Begun, JournalError>>;
+
+    /// What `begin` would answer for the intent now, writing nothing (its `Fresh`: a begin may record it). The gate
+    /// asks before it fetches the link, so a purchase to re-send or resume is answered without a fetch.
+    fn look<'a>(&'a self, intent: &'a Intent<'a>) -> BoxFuture<'a, Result<Begun, JournalError>>;
+
+    /// Before the next step of a payment signed in steps is asked: the answers so far and that step's request
+    /// (`prepared`), so a process that dies after asking can only ask the same again.
+    fn stepped<'a>(&'a self, attempt: &'a str, prepared: &'a Prepared) -> BoxFuture<'a, Result<(), JournalError>>;
 
     /// Before a signer that moves money itself (broadcasts) is called: from here an attempt cut short is
     /// `unknown`. A signer that only signs needs no such write (what it signed never left the process).

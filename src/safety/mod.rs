@@ -11,6 +11,6 @@ pub mod postgres;
 pub mod recovery;
 
 pub use crate::gate::{
-    Allowed, Answered, Attested, Begun, Claim, Ended, Intent, JournalError, PolicyRefusal, Purchase, Role,
-    SellerStanding, Spend, SpendApproval, SpendJournal, SpendPolicy,
+    Allowed, Answered, Attested, Begun, Claim, Ended, Intent, JournalError, PolicyRefusal, Prepared, Purchase, Resumed,
+    Role, SellerStanding, Spend, SpendApproval, SpendJournal, SpendPolicy, ToSign,
 };

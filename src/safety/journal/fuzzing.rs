@@ -32,6 +32,8 @@ pub struct Columns {
     pub cause: Option<String>,
     /// Created and updated, Unix seconds as stored.
     pub times: [i64; 2],
+    /// What the wallet was asked (JSON text), if recorded.
+    pub prepared: Option<String>,
 }
 
 /// A reservation's row as stored: budget, scope, asset, window, amount, at, state.
@@ -52,6 +54,7 @@ pub fn read_record(row: Columns, reservations: Vec<ReservationColumns>) -> Resul
         decline: row.decline,
         cause: row.cause,
         times: row.times,
+        prepared: row.prepared,
     };
     record(raw, reservations)
 }

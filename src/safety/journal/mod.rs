@@ -14,13 +14,18 @@
 //! - `begin` looks at the newest attempt of the purchase's key and role. A signed payment whose state is `unknown`
 //!   or `settled` is handed back to be re-sent, byte for byte ([`Begun::Resend`](super::Begun::Resend)). An
 //!   attempt still signing blocks (`journal/in-flight`) until its lease ([`JournalConfig::lease_seconds`]) lapses;
-//!   then it is `not-paid` and its reservations are released. An attempt that was handing the payment to a signer
-//!   that moves money itself, or that ended after money may have moved with nothing to re-send, blocks
-//!   (`journal/state-unknown`) until a person looks. Otherwise every claim is checked against its budget window
-//!   and, where all fit, the attempt and one reservation per claim are written.
+//!   then, since it recorded what its wallet was asked, it is resumed ([`Begun::Resume`](super::Begun::Resume)):
+//!   the same request is asked again, and nothing new is built (an intent recorded without its payment, as a caller
+//!   of `begin` may still write one, is `not-paid` then and its reservations are released). An attempt that was
+//!   handing the payment to a signer that moves money itself, or that ended after money may have moved with nothing
+//!   to re-send, blocks (`journal/state-unknown`) until a person looks. Otherwise every claim is checked against its
+//!   budget window and, where all fit, the attempt (with its choice, the ATR bytes once per hash and the wallet's
+//!   first request) and one reservation per claim are written. `look` answers what `begin` would, writing nothing.
+//! - `stepped` records, before the next step of a payment signed in steps is asked, the answers so far and that
+//!   step's request.
 //! - `signed` stores the ATR bytes once per hash (their SHA-256 must be the attempt's H), the payment as the gate
-//!   returns it, and marks the payment `unknown`. An attempt that is no longer in flight (its lease lapsed and
-//!   another attempt may have begun) is refused, so a late process never returns a second signed payment.
+//!   returns it, and marks the payment `unknown`. An attempt that is no longer in flight is refused, so a late
+//!   process never returns a second signed payment.
 //! - `ended` and `answered` move the states, and release, keep or commit the reservations.
 //!
 //! A budget window is `(at - window, at]` for the claim's `at`; reservations dated after `at` (another process's
@@ -30,6 +35,8 @@
 #[cfg(all(feature = "fuzzing", any(feature = "sqlite", feature = "postgres")))]
 #[doc(hidden)]
 pub mod fuzzing;
+#[cfg(any(feature = "sqlite", feature = "postgres"))]
+mod row;
 #[cfg(any(feature = "sqlite", feature = "postgres"))]
 pub(crate) mod rules;
 #[cfg(feature = "sqlite")]
@@ -235,6 +242,11 @@ pub struct Record {
     pub answer: Option<Value>,
     /// The gate's decline, with what moved where money moved.
     pub decline: Option<Value>,
+    /// What the wallet was asked to sign, recorded before it was asked ([`Prepared`](crate::safety::Prepared) as
+    /// JSON): the first request, and for a payment signed in steps the answers so far and the next step. `None` for
+    /// an intent recorded before its payment was built.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub prepared: Option<Value>,
     /// The last diagnostic the journal kept (a lapsed lease, why no answer came).
     pub cause: Option<String>,
     /// When the intent was recorded (the intent's time, Unix seconds).

@@ -8,12 +8,12 @@
 use ruint::aliases::U256;
 use serde_json::Value;
 
-use super::{
-    BudgetUse, ExecutionState, PaymentState, Record, Reservation, ReservationState, ResponseState, RetryState, Stage,
-};
-use crate::gate::{Answered, Begun, Claim, Ended, Intent, Role};
+use super::{BudgetUse, ExecutionState, PaymentState, ReservationState, ResponseState, RetryState, Stage};
+use crate::gate::{Answered, Begun, Claim, Ended, Intent, Prepared, Purchase, Resumed};
 use crate::hash::{AtrHash, atr_hash};
 use crate::refusal::Reason;
+
+pub(crate) use super::row::{Raw, RawReservation, record};
 
 /// The columns of an attempt's row that both schemas write alike (as SQL, for `concat!`): all but the attempt's id
 /// (the key), `moving` and the two times, which each database types its own way. A stored state is one of the
@@ -59,7 +59,7 @@ pub(crate) use {attempt_columns, reservation_columns};
 /// Every column of an attempt's row, in the order [`Raw`] holds them.
 pub(crate) const COLUMNS: &str = "attempt, key, role, pairing, account, h, payee, purchase, chosen, quote, stage, \
                                   payment_state, execution, response, retry, moving, payment, answer, decline, \
-                                  cause, created_at, updated_at";
+                                  cause, created_at, updated_at, prepared";
 
 /// What `begin` reads of an earlier attempt of the purchase that is not closed: one in flight (`intent`) or one
 /// whose payment is not `not-paid`, newest first.
@@ -71,7 +71,29 @@ pub(crate) struct Prior {
     pub(crate) moving: bool,
     pub(crate) payment: Option<String>,
     pub(crate) created_at: i64,
+    /// What its wallet was to be asked ([`Prepared`] as JSON), where `begin` recorded it.
+    pub(crate) prepared: Option<String>,
+    /// Whether it recorded a decline while in flight ([`Ended::Asked`]): no process is signing it any more.
+    pub(crate) declined: bool,
+    /// What a resumed attempt needs: its pairing, payer, H, choice and (where `prepared` is recorded) ATR bytes.
+    pub(crate) resume: PriorPayment,
 }
+
+/// The columns of an earlier attempt that resuming it reads.
+#[derive(Debug, Default)]
+pub(crate) struct PriorPayment {
+    pub(crate) purchase: Option<String>,
+    pub(crate) pairing: String,
+    pub(crate) account: String,
+    pub(crate) h: String,
+    pub(crate) chosen: String,
+    pub(crate) bytes: Option<Vec<u8>>,
+}
+
+/// The columns [`Prior`] is read from, in its order (`bytes` from the ATR table, joined by H), the attempts' table
+/// named `a`.
+pub(crate) const PRIOR_COLUMNS: &str = "a.attempt, a.stage, a.payment_state, a.moving, a.payment, a.created_at, a.prepared, a.pairing, a.account, a.h, \
+     a.chosen, CASE WHEN a.prepared IS NULL THEN NULL ELSE t.bytes END, a.purchase, a.decline IS NOT NULL";
 
 /// What the open attempts of a purchase say before a new one may begin.
 #[derive(Debug)]
@@ -82,8 +104,25 @@ pub(crate) enum Next {
     Go(Vec<(String, Change)>),
 }
 
-/// Decides from the purchase's open attempts (newest first) whether a new attempt at `at` may begin.
-pub(crate) fn before(open: &[Prior], at: i64, lease: u64) -> Result<Next, String> {
+/// Decides from the purchase's open attempts (newest first) whether a new attempt at `at` may begin, for the
+/// request `purchase` names.
+pub(crate) fn before(open: &[Prior], at: i64, lease: u64, purchase: Option<&Purchase>) -> Result<Next, String> {
+    // The key was given for another request: its earlier payment stands, and this request is not paid under it.
+    for prior in open {
+        let stored = prior.resume.purchase.as_deref().and_then(|p| serde_json::from_str::<Purchase>(p).ok());
+        if let (Some(was), Some(now)) = (stored, purchase)
+            && !same_request(&was, now)
+        {
+            return Ok(Next::Answer(Begun::Blocked(
+                Reason::KeyReused,
+                format!(
+                    "the purchase key was used by attempt {} for {} {} with another body or request: its payment \
+                     stands, and this request is not paid under the same key",
+                    prior.attempt, was.method, was.url
+                ),
+            )));
+        }
+    }
     let mut read = Vec::with_capacity(open.len());
     for prior in open {
         let bad = || format!("the journal's record of attempt {} is unreadable", prior.attempt);
@@ -124,18 +163,24 @@ pub(crate) fn before(open: &[Prior], at: i64, lease: u64) -> Result<Next, String
             )));
         }
     }
-    // In flight: blocks until its lease lapses, then is not-paid.
+    // In flight: blocks until its lease lapses.
     let lease = i64::try_from(lease).unwrap_or(i64::MAX);
     let in_flight = || read.iter().filter(|(_, stage, _)| *stage == Stage::Intent).map(|(p, _, _)| p);
     for prior in in_flight() {
         let until = prior.created_at.saturating_add(lease);
-        if until > at {
+        // One that declined after asking its wallet is signed by no process any more: it is resumed at once.
+        if until > at && !(prior.declined && prior.prepared.is_some()) {
             let attempt = &prior.attempt;
             return Ok(Next::Answer(Begun::Blocked(
                 Reason::InFlight,
                 format!("attempt {attempt} for this purchase is being signed (its lease runs until {until})"),
             )));
         }
+    }
+    // Lapsed, with what its wallet was asked recorded: the wallet may have signed it, so only that request may be
+    // asked again. An intent recorded before its payment was built (none recorded) lapses: nothing was asked.
+    if let Some(prior) = in_flight().find(|p| p.prepared.is_some()) {
+        return Ok(Next::Answer(resumed(prior)));
     }
     let lapse = |p: &Prior| {
         let until = p.created_at.saturating_add(lease);
@@ -151,6 +196,38 @@ pub(crate) fn before(open: &[Prior], at: i64, lease: u64) -> Result<Next, String
         (p.attempt.clone(), change)
     };
     Ok(Next::Go(in_flight().map(|p| lapse(p)).collect()))
+}
+
+/// Whether two purchases under one key are the same request: method (any case), URL and body.
+fn same_request(a: &Purchase, b: &Purchase) -> bool {
+    a.method.eq_ignore_ascii_case(&b.method) && a.url == b.url && a.body_sha256 == b.body_sha256
+}
+
+/// The attempt to resume, as the journal holds it; a record that cannot be read blocks (`journal/state-unknown`):
+/// its wallet may have signed, so nothing new may be built either.
+fn resumed(prior: &Prior) -> Begun {
+    let attempt = &prior.attempt;
+    let blocked = |what: &str| {
+        Begun::Blocked(
+            Reason::StateUnknown,
+            format!(
+                "attempt {attempt} for this purchase recorded the payment its wallet was asked to sign, and {what}: \
+                 nothing can be asked again and nothing new may be signed; a person must look"
+            ),
+        )
+    };
+    let Some(prepared) = prior.prepared.as_deref().and_then(|p| serde_json::from_str::<Prepared>(p).ok()) else {
+        return blocked("that record is unreadable");
+    };
+    let Some(bytes) = prior.resume.bytes.clone() else {
+        return blocked("its ATR bytes are not in the journal");
+    };
+    let Some(h) = AtrHash::parse(&prior.resume.h) else { return blocked("its H is unreadable") };
+    let Ok(chosen) = serde_json::from_str::<Value>(&prior.resume.chosen) else {
+        return blocked("its choice is unreadable");
+    };
+    let p = &prior.resume;
+    Begun::Resume(Box::new(Resumed::new(attempt.clone(), &p.pairing, &p.account, h, chosen, bytes, prepared)))
 }
 
 /// The first claim that does not fit, given what each claim's window holds (`held`, one per claim, in order),
@@ -170,11 +247,35 @@ fn same_budget(a: &Claim, b: &Claim) -> bool {
     a.budget == b.budget && a.scope == b.scope && a.asset == b.asset
 }
 
-/// The intent's JSON columns: the purchase (where named), the choice and the quote.
-pub(crate) fn intent_json(intent: &Intent<'_>) -> Result<(Option<String>, String, String), String> {
+/// The intent's JSON columns: the purchase (where named), the choice, the quote and what the wallet will be asked
+/// (where the intent carries its payment).
+pub(crate) struct IntentJson {
+    pub(crate) purchase: Option<String>,
+    pub(crate) chosen: String,
+    pub(crate) quote: String,
+    pub(crate) prepared: Option<String>,
+}
+
+/// The intent's JSON columns; where it carries its payment, the bytes must hash to its H.
+pub(crate) fn intent_json(intent: &Intent<'_>) -> Result<IntentJson, String> {
     let text = |value: Result<String, serde_json::Error>| value.map_err(|e| e.to_string());
     let purchase = intent.purchase.map(|p| text(serde_json::to_string(p))).transpose()?;
-    Ok((purchase, text(serde_json::to_string(intent.chosen))?, text(serde_json::to_string(intent.quote))?))
+    let prepared = match &intent.to_sign {
+        None => None,
+        Some(to_sign) if atr_hash(to_sign.bytes) != *intent.h => {
+            return Err(format!(
+                "the ATR bytes given with attempt {} do not hash to its H {}: nothing is recorded",
+                intent.attempt, intent.h
+            ));
+        }
+        Some(to_sign) => Some(text(serde_json::to_string(&to_sign.prepared()))?),
+    };
+    Ok(IntentJson {
+        purchase,
+        chosen: text(serde_json::to_string(intent.chosen))?,
+        quote: text(serde_json::to_string(intent.quote))?,
+        prepared,
+    })
 }
 
 /// What a budget window holds, each sum `None` where it would pass 2^256 - 1.
@@ -245,6 +346,7 @@ pub(crate) struct Change {
     pub(crate) answer: Option<String>,
     pub(crate) decline: Option<String>,
     pub(crate) cause: Option<String>,
+    pub(crate) prepared: Option<String>,
     pub(crate) reservations: Option<Move>,
 }
 
@@ -273,6 +375,13 @@ fn in_flight(attempt: &str, stage: Stage, what: &str) -> Result<(), String> {
 pub(crate) fn moving(attempt: &str, stage: Stage) -> Result<Change, String> {
     in_flight(attempt, stage, "marked as moving money")?;
     Ok(Change { moving: true, ..Change::default() })
+}
+
+/// Before the next step of a payment signed in steps is asked: the answers so far and that step.
+pub(crate) fn stepped(attempt: &str, stage: Stage, prepared: &Prepared) -> Result<Change, String> {
+    in_flight(attempt, stage, "given its next step")?;
+    let prepared = serde_json::to_string(prepared).map_err(|e| e.to_string())?;
+    Ok(Change { prepared: Some(prepared), ..Change::default() })
 }
 
 /// After signing: the hash of the ATR bytes to keep (it must be the attempt's H, stored as `h`) and the change.
@@ -308,6 +417,14 @@ pub(crate) fn ended(attempt: &str, stage: Stage, state: PaymentState, ended: End
         Ended::NotPaid(d) => (Some(d), false),
         Ended::Moved(d) => (Some(d), true),
         Ended::HandedBack => (None, false),
+        Ended::Asked(d) => {
+            // The wallet was asked: the attempt stays in flight, with its request, to be asked again.
+            in_flight(attempt, stage, "declined after its wallet was asked")?;
+            let cause = "declined after its wallet was asked: the wallet may hold a signature of its request, so \
+                         the purchase's next try asks the same request again";
+            let decline = serde_json::to_string(d).map_err(|e| e.to_string())?;
+            return Ok(Change { decline: Some(decline), cause: Some(cause.into()), ..Change::default() });
+        }
     };
     let decline = decline.map(serde_json::to_string).transpose().map_err(|e| e.to_string())?;
     if state == PaymentState::Settled || stage == Stage::Answered {
@@ -390,93 +507,6 @@ pub(crate) fn answered(attempt: &str, state: PaymentState, answered: Answered<'_
     }
 }
 
-/// One attempt's row as stored, before its text is read (columns in [`COLUMNS`] order).
-#[derive(Debug)]
-pub(crate) struct Raw {
-    pub(crate) text: [String; 7],
-    pub(crate) purchase: Option<String>,
-    pub(crate) chosen: String,
-    pub(crate) quote: String,
-    /// Stage, payment state, execution, retry.
-    pub(crate) states: [String; 4],
-    pub(crate) response: Option<String>,
-    pub(crate) moving: bool,
-    pub(crate) payment: Option<String>,
-    pub(crate) answer: Option<String>,
-    pub(crate) decline: Option<String>,
-    pub(crate) cause: Option<String>,
-    pub(crate) times: [i64; 2],
-}
-
-/// One reservation's row as stored: budget, scope, asset, window, amount, at, state.
-pub(crate) type RawReservation = (String, String, String, i64, String, i64, String);
-
-impl Raw {
-    /// The attempt's id.
-    pub(crate) fn attempt(&self) -> &str {
-        let [attempt, ..] = &self.text;
-        attempt
-    }
-}
-
-/// A stored row read into a record, with its reservations (in the order they were made).
-pub(crate) fn record(row: Raw, reservations: Vec<RawReservation>) -> Result<Record, String> {
-    let [attempt, key, role, pairing, account, h, payee] = row.text;
-    let [stage, payment_state, execution, retry] = row.states;
-    let [created_at, updated_at] = row.times;
-    let bad = |column: &str| format!("the journal's {column} of attempt {attempt} is unreadable");
-    let json = |column: &str, text: &str| serde_json::from_str::<Value>(text).map_err(|_| bad(column));
-    // A column holding the JSON text `null` (an answer of `null` recorded through the API) reads as absent, as the
-    // record's own JSON writes both: otherwise one stored row would be two records, before and after its JSON.
-    let optional = |column: &str, text: Option<String>| {
-        text.map(|t| json(column, &t)).transpose().map(|v| v.filter(|v| !v.is_null()))
-    };
-    let time = |value: i64| u64::try_from(value).map_err(|_| bad("time"));
-    let reservation = |(budget, scope, asset, window, amount, at, state): RawReservation| {
-        let bad = || format!("a reservation of attempt {attempt} is unreadable");
-        Ok(Reservation {
-            budget,
-            scope,
-            asset,
-            window: u64::try_from(window).map_err(|_| bad())?,
-            amount: crate::pairing::parse_atomic(&amount).ok_or_else(bad)?,
-            at: u64::try_from(at).map_err(|_| bad())?,
-            state: ReservationState::parse(&state).ok_or_else(bad)?,
-        })
-    };
-    let record = Record {
-        role: read_role(&role).ok_or_else(|| bad("role"))?,
-        h: AtrHash::parse(&h).ok_or_else(|| bad("h"))?,
-        purchase: optional("purchase", row.purchase)?,
-        chosen: json("chosen", &row.chosen)?,
-        quote: json("quote", &row.quote)?,
-        stage: Stage::parse(&stage).ok_or_else(|| bad("stage"))?,
-        payment_state: PaymentState::parse(&payment_state).ok_or_else(|| bad("payment state"))?,
-        execution: ExecutionState::parse(&execution).ok_or_else(|| bad("execution state"))?,
-        response: row.response.map(|t| ResponseState::parse(&t).ok_or_else(|| bad("response state"))).transpose()?,
-        retry: RetryState::parse(&retry).ok_or_else(|| bad("retry state"))?,
-        moving: row.moving,
-        payment: optional("payment", row.payment)?,
-        answer: optional("answer", row.answer)?,
-        decline: optional("decline", row.decline)?,
-        cause: row.cause,
-        created_at: time(created_at)?,
-        updated_at: time(updated_at)?,
-        reservations: reservations.into_iter().map(reservation).collect::<Result<_, String>>()?,
-        attempt,
-        key,
-        pairing,
-        account,
-        payee,
-    };
-    Ok(record)
-}
-
-/// A role as records write it.
-fn read_role(text: &str) -> Option<Role> {
-    [Role::Payment, Role::Agreement, Role::Voucher].into_iter().find(|role| role.as_str() == text)
-}
-
 /// A time or duration as the databases store it (a signed 64-bit integer); past that, refused.
 pub(crate) fn int(value: u64, what: &str) -> Result<i64, String> {
     i64::try_from(value).map_err(|_| format!("{what} ({value}) is past what the journal stores"))
@@ -491,45 +521,6 @@ pub(crate) fn now() -> i64 {
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    /// A stored row of an attempt whose optional JSON columns hold these texts.
-    fn row(stored: Option<&str>) -> Raw {
-        let text = |t: &str| t.to_owned();
-        Raw {
-            text: ["attempt-1", "key-1", "payment", "x402/exact/eip155/eip3009", "eip155:1:0x1", "", "0x2"].map(text),
-            purchase: stored.map(text),
-            chosen: "{}".into(),
-            quote: "{}".into(),
-            states: ["answered", "settled", "not-started", "forbidden"].map(text),
-            response: Some("received".into()),
-            moving: false,
-            payment: stored.map(text),
-            answer: stored.map(text),
-            decline: stored.map(text),
-            cause: None,
-            times: [1, 2],
-        }
-    }
-
-    /// The fuzz target `journal_record`'s one finding (a row whose answer was the text `null` read as `Some(Null)`,
-    /// and as `None` once written as JSON and read back): such a column reads as absent, and the record is the same
-    /// after its JSON; a column of JSON other than `null` is kept as it is.
-    #[test]
-    fn a_stored_json_null_reads_as_absent_and_the_record_survives_its_json() {
-        let mut raw = row(Some("null"));
-        raw.text[5] = format!("0x{}", "ab".repeat(32));
-        let read = record(raw, Vec::new()).unwrap();
-        assert_eq!((&read.purchase, &read.payment, &read.answer, &read.decline), (&None, &None, &None, &None));
-        let again: Record = serde_json::from_value(serde_json::to_value(&read).unwrap()).unwrap();
-        assert_eq!(again, read);
-
-        let mut raw = row(Some(r#"{"success":false}"#));
-        raw.text[5] = format!("0x{}", "ab".repeat(32));
-        let read = record(raw, Vec::new()).unwrap();
-        assert_eq!(read.answer, Some(serde_json::json!({"success": false})));
-        let again: Record = serde_json::from_value(serde_json::to_value(&read).unwrap()).unwrap();
-        assert_eq!(again, read);
-    }
 
     #[test]
     fn claims_of_one_budget_are_the_same_budget_only_with_the_same_scope_and_asset() {

@@ -6,7 +6,7 @@
 //! the future, on the thread that polls it, under one mutex per journal. That is what a local file costs anyway
 //! (one fsync of the WAL per write); a caller that must not block its executor's thread runs the gate where it may.
 //!
-//! # Schema (version 1, in `PRAGMA user_version`; `PRAGMA application_id` marks the file as a journal)
+//! # Schema (version 2, in `PRAGMA user_version`; `PRAGMA application_id` marks the file as a journal)
 //!
 //! ```sql
 //! CREATE TABLE atr (h TEXT PRIMARY KEY, bytes BLOB NOT NULL);  -- once per H, `0x` and 64 hex digits
@@ -17,7 +17,8 @@
 //!   stage TEXT NOT NULL, payment_state TEXT NOT NULL, execution TEXT NOT NULL, response TEXT, retry TEXT NOT NULL,
 //!   moving INTEGER NOT NULL,                                               -- 0 or 1
 //!   payment TEXT, answer TEXT, decline TEXT,                               -- JSON
-//!   cause TEXT, created_at INTEGER NOT NULL, updated_at INTEGER NOT NULL); -- Unix seconds
+//!   cause TEXT, created_at INTEGER NOT NULL, updated_at INTEGER NOT NULL, -- Unix seconds
+//!   prepared TEXT);                                                        -- JSON, version 2
 //! CREATE INDEX attempts_by_key ON attempts (key, role);
 //! CREATE INDEX attempts_by_time ON attempts (created_at);
 //! CREATE TABLE reservations (
@@ -27,6 +28,10 @@
 //! CREATE INDEX reservations_by_budget ON reservations (budget, scope, asset, at);
 //! CREATE INDEX reservations_by_attempt ON reservations (attempt);
 //! ```
+//!
+//! Version 2 adds `prepared` (what the wallet is asked, recorded before it is asked); a version 1 file is migrated
+//! when it is opened for writing, in one transaction (its attempts keep `prepared` NULL). A file opened read-only
+//! is read as it is.
 //!
 //! The states are written as [`PaymentState::as_str`](super::PaymentState::as_str) and its siblings write them; the
 //! "newest" attempt of a key is the last inserted (`rowid`).
@@ -43,12 +48,15 @@ use ruint::aliases::U256;
 use rusqlite::{Connection, ErrorCode, OpenFlags, Transaction, TransactionBehavior};
 
 use super::{BudgetUse, HistoryFilter, JournalConfig, Record, Store, rules};
-use crate::gate::{Answered, Begun, Ended, Intent, JournalError, SpendJournal};
+use crate::gate::{Answered, Begun, Ended, Intent, JournalError, Prepared, SpendJournal};
 use crate::hash::AtrHash;
 use crate::signer::BoxFuture;
 
-/// The schema version this build writes and reads.
-const SCHEMA_VERSION: i64 = 1;
+/// The schema version this build writes and reads (it reads version 1 too, and migrates it when it may write).
+const SCHEMA_VERSION: i64 = 2;
+
+/// From version 1: what the wallet is asked, recorded before it is asked.
+const TO_V2: &str = "ALTER TABLE attempts ADD COLUMN prepared TEXT;";
 
 /// `PRAGMA application_id` of a journal: `term` in ASCII.
 const APPLICATION_ID: i64 = 0x7465_726d;
@@ -62,7 +70,8 @@ CREATE TABLE attempts (
     "
   moving INTEGER NOT NULL CHECK (moving IN (0, 1)),
   created_at INTEGER NOT NULL,
-  updated_at INTEGER NOT NULL
+  updated_at INTEGER NOT NULL,
+  prepared TEXT
 );
 CREATE INDEX attempts_by_key ON attempts (key, role);
 CREATE INDEX attempts_by_time ON attempts (created_at);
@@ -191,21 +200,35 @@ fn prepare(conn: &mut Connection, config: &JournalConfig, read_only: bool) -> Re
         conn.pragma_update(None, "max_page_count", pages.max(1))?;
     }
     if version < SCHEMA_VERSION {
-        if read_only {
+        if read_only && version == 0 {
             return Err(Fail::Refused("it holds no journal, and is opened read-only".into()));
         }
-        let tx = conn.transaction_with_behavior(TransactionBehavior::Immediate)?;
-        // Another process may have created it meanwhile: look again under the write lock.
-        if check_version(&tx)? < SCHEMA_VERSION {
-            let tables: i64 =
-                tx.query_row("SELECT count(*) FROM sqlite_master WHERE name NOT LIKE 'sqlite_%'", [], |r| r.get(0))?;
-            if tables > 0 {
-                return Err(Fail::Refused("it is a SQLite database of something else, not a journal".into()));
-            }
-            tx.execute_batch(SCHEMA)?;
-            tx.pragma_update(None, "application_id", APPLICATION_ID)?;
-            tx.pragma_update(None, "user_version", SCHEMA_VERSION)?;
+        if read_only {
+            // A version 1 journal read as it is, unchanged: its attempts have no `prepared` column, so a view in
+            // this connection's own temporary schema (which names resolve first) reads them with it NULL.
+            conn.execute_batch(
+                "CREATE TEMP VIEW attempts AS SELECT rowid AS rowid, *, NULL AS prepared FROM main.attempts",
+            )?;
+            return Ok(());
         }
+        let tx = conn.transaction_with_behavior(TransactionBehavior::Immediate)?;
+        // Another process may have created or migrated it meanwhile: look again under the write lock.
+        match check_version(&tx)? {
+            0 => {
+                let tables: i64 =
+                    tx.query_row("SELECT count(*) FROM sqlite_master WHERE name NOT LIKE 'sqlite_%'", [], |r| {
+                        r.get(0)
+                    })?;
+                if tables > 0 {
+                    return Err(Fail::Refused("it is a SQLite database of something else, not a journal".into()));
+                }
+                tx.execute_batch(SCHEMA)?;
+                tx.pragma_update(None, "application_id", APPLICATION_ID)?;
+            }
+            1 => tx.execute_batch(TO_V2)?,
+            _ => {}
+        }
+        tx.pragma_update(None, "user_version", SCHEMA_VERSION)?;
         tx.commit()?;
     }
     Ok(())
@@ -282,6 +305,14 @@ fn error(path: &Path, config: &JournalConfig, doing: Doing, fail: Fail) -> Journ
 impl SpendJournal for SqliteJournal {
     fn begin<'a>(&'a self, intent: &'a Intent<'a>) -> BoxFuture<'a, Result<Begun, JournalError>> {
         Box::pin(async move { self.write(|tx| write::begin(tx, intent, self.config.lease_seconds)) })
+    }
+
+    fn look<'a>(&'a self, intent: &'a Intent<'a>) -> BoxFuture<'a, Result<Begun, JournalError>> {
+        Box::pin(async move { self.read(|tx| write::look(tx, intent, self.config.lease_seconds)) })
+    }
+
+    fn stepped<'a>(&'a self, attempt: &'a str, prepared: &'a Prepared) -> BoxFuture<'a, Result<(), JournalError>> {
+        Box::pin(async move { self.write(|tx| write::stepped(tx, attempt, prepared)) })
     }
 
     fn moving<'a>(&'a self, attempt: &'a str) -> BoxFuture<'a, Result<(), JournalError>> {

@@ -60,7 +60,7 @@ use ruint::aliases::U256;
 use tokio_postgres::error::SqlState;
 
 use super::journal::{BudgetUse, HistoryFilter, JournalConfig, Record, Store};
-use crate::gate::{Answered, Begun, Ended, Intent, JournalError, SpendJournal};
+use crate::gate::{Answered, Begun, Ended, Intent, JournalError, Prepared, SpendJournal};
 use crate::hash::AtrHash;
 use crate::signer::BoxFuture;
 
@@ -378,6 +378,20 @@ impl SpendJournal for PostgresJournal {
                 write::Done::Written => Err(JournalError(format!("the journal on {} misread", self.target))),
             }
         })
+    }
+
+    fn look<'a>(&'a self, intent: &'a Intent<'a>) -> BoxFuture<'a, Result<Begun, JournalError>> {
+        Box::pin(async move {
+            self.read(read::Op::Look(intent, self.config.lease_seconds), |out| match out {
+                read::Out::Begun(begun) => Some(begun),
+                _ => None,
+            })
+            .await
+        })
+    }
+
+    fn stepped<'a>(&'a self, attempt: &'a str, prepared: &'a Prepared) -> BoxFuture<'a, Result<(), JournalError>> {
+        Box::pin(async move { self.write(write::Op::Stepped(attempt, prepared)).await.map(drop) })
     }
 
     fn moving<'a>(&'a self, attempt: &'a str) -> BoxFuture<'a, Result<(), JournalError>> {

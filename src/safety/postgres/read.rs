@@ -17,8 +17,16 @@ pub(super) enum Op<'a> {
     Record(&'a str),
     Attempts(&'a str),
     History(&'a HistoryFilter),
-    Window { budget: &'a str, scope: &'a str, asset: &'a str, window: u64, now: u64 },
+    Window {
+        budget: &'a str,
+        scope: &'a str,
+        asset: &'a str,
+        window: u64,
+        now: u64,
+    },
     Atr(&'a AtrHash),
+    /// What `begin` would answer for the intent, under the lease.
+    Look(&'a crate::gate::Intent<'a>, u64),
 }
 
 /// What a read found.
@@ -27,6 +35,7 @@ pub(super) enum Out {
     Records(Vec<Record>),
     Held(Held),
     Atr(Option<Vec<u8>>),
+    Begun(crate::gate::Begun),
 }
 
 impl Out {
@@ -73,6 +82,7 @@ pub(super) async fn run(client: &mut Object, op: &Op<'_>) -> Result<Out, Fail> {
             let row = tx.query_opt("SELECT bytes FROM terms_atr WHERE h = $1", &[&h.to_hex()]).await?;
             Out::Atr(row.map(|r| r.get(0)))
         }
+        Op::Look(intent, lease) => Out::Begun(super::write::look(&tx, intent, lease).await?),
     };
     tx.commit().await?;
     Ok(out)
@@ -92,6 +102,7 @@ fn raw(r: &Row) -> Raw {
         decline: r.get(18),
         cause: r.get(19),
         times: [r.get(20), r.get(21)],
+        prepared: r.get(22),
     }
 }
 

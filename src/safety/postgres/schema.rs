@@ -7,6 +7,8 @@
 //! CREATE TABLE terms_atr (h TEXT PRIMARY KEY, bytes BYTEA NOT NULL);         -- once per H
 //! CREATE TABLE terms_attempts (seq BIGINT IDENTITY, attempt TEXT PRIMARY KEY, ...);      -- as SQLite's `attempts`
 //! CREATE TABLE terms_reservations (seq BIGINT IDENTITY, attempt TEXT REFERENCES terms_attempts, ...);
+//! -- version 2
+//! ALTER TABLE terms_attempts ADD COLUMN prepared TEXT;                       -- what the wallet is asked
 //! ```
 //!
 //! JSON columns are `TEXT`, so a signed payment reads back byte for byte (`jsonb` would reorder its keys); times are
@@ -19,13 +21,16 @@ use super::Fail;
 use crate::safety::journal::rules::{self, now};
 
 /// The schema version this build migrates to and reads.
-pub const SCHEMA_VERSION: i32 = 1;
+pub const SCHEMA_VERSION: i32 = 2;
 
 /// The advisory lock every journal process takes to migrate: `termjnl1` in ASCII.
 const MIGRATION_LOCK: i64 = 0x7465_726d_6a6e_6c31;
 
 /// Each version's SQL, applied in order to reach it.
-const MIGRATIONS: &[(i32, &str)] = &[(1, V1)];
+const MIGRATIONS: &[(i32, &str)] = &[(1, V1), (2, V2)];
+
+/// What the wallet is asked, recorded before it is asked (JSON text); attempts written before it keep NULL.
+const V2: &str = "ALTER TABLE terms_attempts ADD COLUMN prepared TEXT;";
 
 const V1: &str = concat!(
     "

@@ -10,8 +10,8 @@ use tokio_postgres::error::SqlState;
 use tokio_postgres::types::ToSql;
 
 use super::Fail;
-use crate::gate::{Answered, Begun, Claim, Ended, Intent};
-use crate::safety::journal::rules::{self, Change, Held, Next, Prior, int, now};
+use crate::gate::{Answered, Begun, Claim, Ended, Intent, Prepared};
+use crate::safety::journal::rules::{self, Change, Held, Next, PRIOR_COLUMNS, Prior, PriorPayment, int, now};
 use crate::safety::journal::{PaymentState, ReservationState, Stage};
 
 /// One write the gate asks for.
@@ -19,6 +19,7 @@ use crate::safety::journal::{PaymentState, ReservationState, Stage};
 pub(super) enum Op<'a> {
     Begin(&'a Intent<'a>),
     Moving(&'a str),
+    Stepped(&'a str, &'a Prepared),
     Signed(&'a str, &'a [u8], &'a Value),
     Ended(&'a str, Ended<'a>),
     Answered(&'a str, Answered<'a>),
@@ -46,6 +47,11 @@ pub(super) async fn run(client: &mut Object, op: &Op<'_>, lease: u64) -> Result<
         Op::Moving(attempt) => {
             let (stage, _, _) = current(&tx, attempt).await?;
             apply(&tx, attempt, &rules::moving(attempt, stage).map_err(Fail::Refused)?, now()).await?;
+            Done::Written
+        }
+        Op::Stepped(attempt, prepared) => {
+            let (stage, _, _) = current(&tx, attempt).await?;
+            apply(&tx, attempt, &rules::stepped(attempt, stage, prepared).map_err(Fail::Refused)?, now()).await?;
             Done::Written
         }
         Op::Signed(attempt, bytes, payment) => {
@@ -79,11 +85,11 @@ pub(super) async fn run(client: &mut Object, op: &Op<'_>, lease: u64) -> Result<
 pub(super) async fn applied(client: &Object, op: &Op<'_>) -> Result<Option<Done>, Fail> {
     let attempt = match *op {
         Op::Begin(intent) => intent.attempt,
-        Op::Moving(a) | Op::Signed(a, ..) | Op::Ended(a, _) | Op::Answered(a, _) => a,
+        Op::Moving(a) | Op::Stepped(a, _) | Op::Signed(a, ..) | Op::Ended(a, _) | Op::Answered(a, _) => a,
     };
     let row = client
         .query_opt(
-            "SELECT stage, moving, payment, answer, decline, cause FROM terms_attempts WHERE attempt = $1",
+            "SELECT stage, moving, payment, answer, decline, cause, prepared FROM terms_attempts WHERE attempt = $1",
             &[&attempt],
         )
         .await?;
@@ -93,6 +99,7 @@ pub(super) async fn applied(client: &Object, op: &Op<'_>) -> Result<Option<Done>
     let there = match *op {
         Op::Begin(_) => return Ok(Some(Done::Begun(Begun::Fresh))),
         Op::Moving(_) => row.get::<_, bool>(1),
+        Op::Stepped(_, prepared) => text(6) == json(prepared),
         Op::Signed(_, _, payment) => text(2) == json(payment),
         Op::Ended(_, ended) => {
             let decline = match ended {
@@ -155,26 +162,7 @@ async fn begin(tx: &Transaction<'_>, intent: &Intent<'_>, lease: u64) -> Result<
     // The purchase, locked until the transaction ends: two begins of one purchase take turns.
     exec(tx, "SELECT pg_advisory_xact_lock($1)", &[&lock_key(&["purchase", intent.key, role])]).await?;
     // `FOR UPDATE`: an attempt of the purchase being signed right now is read as it is once that write committed.
-    let open = rows(
-        tx,
-        "SELECT attempt, stage, payment_state, moving, payment, created_at FROM terms_attempts \
-         WHERE key = $1 AND role = $2 AND (stage = 'intent' OR payment_state != 'not-paid') \
-         ORDER BY seq DESC FOR UPDATE",
-        &[&intent.key, &role],
-    )
-    .await?;
-    let open: Vec<Prior> = open
-        .iter()
-        .map(|r| Prior {
-            attempt: r.get(0),
-            stage: r.get(1),
-            payment_state: r.get(2),
-            moving: r.get(3),
-            payment: r.get(4),
-            created_at: r.get(5),
-        })
-        .collect();
-    match rules::before(&open, at, lease).map_err(Fail::Refused)? {
+    match rules::before(&priors(tx, intent, true).await?, at, lease, intent.purchase).map_err(Fail::Refused)? {
         Next::Answer(begun) => return Ok(begun),
         Next::Go(lapsed) => {
             for (attempt, change) in &lapsed {
@@ -197,7 +185,15 @@ async fn begin(tx: &Transaction<'_>, intent: &Intent<'_>, lease: u64) -> Result<
     if let Some(claim) = rules::over_budget(intent.claims, &held) {
         return Ok(Begun::OverBudget(claim.clone()));
     }
-    let (purchase, chosen, quote) = rules::intent_json(intent).map_err(Fail::Refused)?;
+    let json = rules::intent_json(intent).map_err(Fail::Refused)?;
+    if let Some(to_sign) = &intent.to_sign {
+        exec(
+            tx,
+            "INSERT INTO terms_atr (h, bytes) VALUES ($1, $2) ON CONFLICT DO NOTHING",
+            &[&intent.h.to_hex(), &to_sign.bytes],
+        )
+        .await?;
+    }
     // The attempt and its reservations in one statement (one round trip under the budgets' locks), the
     // reservations in the claims' order. A window past what a BIGINT holds is kept as the most it does.
     let column = |f: fn(&Claim) -> String| intent.claims.iter().map(f).collect::<Vec<_>>();
@@ -209,8 +205,8 @@ async fn begin(tx: &Transaction<'_>, intent: &Intent<'_>, lease: u64) -> Result<
         tx,
         "WITH attempt AS (INSERT INTO terms_attempts (attempt, key, role, pairing, account, h, payee, purchase, \
          chosen, quote, stage, payment_state, execution, response, retry, moving, payment, answer, decline, cause, \
-         created_at, updated_at) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, 'intent', 'not-paid', \
-         'not-started', NULL, 'safe', false, NULL, NULL, NULL, NULL, $11, $11) RETURNING attempt) \
+         created_at, updated_at, prepared) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, 'intent', 'not-paid', \
+         'not-started', NULL, 'safe', false, NULL, NULL, NULL, NULL, $11, $11, $17) RETURNING attempt) \
          INSERT INTO terms_reservations (attempt, budget, scope, asset, window_seconds, amount, at, state) \
          SELECT attempt.attempt, c.budget, c.scope, c.asset, c.window_seconds, c.amount, $11, 'reserved' \
          FROM attempt, unnest($12::TEXT[], $13::TEXT[], $14::TEXT[], $15::BIGINT[], $16::TEXT[]) WITH ORDINALITY \
@@ -223,15 +219,16 @@ async fn begin(tx: &Transaction<'_>, intent: &Intent<'_>, lease: u64) -> Result<
             &intent.account,
             &intent.h.to_hex(),
             &intent.quote.payee,
-            &purchase,
-            &chosen,
-            &quote,
+            &json.purchase,
+            &json.chosen,
+            &json.quote,
             &at,
             &budgets,
             &scopes,
             &assets,
             &windows,
             &amounts,
+            &json.prepared,
         ],
     )
     .await;
@@ -242,6 +239,54 @@ async fn begin(tx: &Transaction<'_>, intent: &Intent<'_>, lease: u64) -> Result<
         other => other?,
     };
     Ok(Begun::Fresh)
+}
+
+/// The attempts of the intent's purchase (its key and role) that are not closed, newest first; `lock`: their rows
+/// locked until the transaction ends (a write), or not (a read-only `look`).
+pub(super) async fn priors(tx: &Transaction<'_>, intent: &Intent<'_>, lock: bool) -> Result<Vec<Prior>, Fail> {
+    let sql = format!(
+        "SELECT {PRIOR_COLUMNS} FROM terms_attempts AS a LEFT JOIN terms_atr AS t ON t.h = a.h \
+         WHERE a.key = $1 AND a.role = $2 AND (a.stage = 'intent' OR a.payment_state != 'not-paid') \
+         ORDER BY a.seq DESC{}",
+        if lock { " FOR UPDATE OF a" } else { "" }
+    );
+    let found = rows(tx, &sql, &[&intent.key, &intent.role.as_str()]).await?;
+    Ok(found
+        .iter()
+        .map(|r| Prior {
+            attempt: r.get(0),
+            stage: r.get(1),
+            payment_state: r.get(2),
+            moving: r.get(3),
+            payment: r.get(4),
+            created_at: r.get(5),
+            prepared: r.get(6),
+            resume: PriorPayment {
+                pairing: r.get(7),
+                account: r.get(8),
+                h: r.get(9),
+                chosen: r.get(10),
+                bytes: r.get(11),
+                purchase: r.get(12),
+            },
+            declined: r.get(13),
+        })
+        .collect())
+}
+
+/// What `begin` would answer now, in a read-only transaction: nothing locked, nothing written.
+pub(super) async fn look(tx: &Transaction<'_>, intent: &Intent<'_>, lease: u64) -> Result<Begun, Fail> {
+    let at = int(intent.at, "the intent's time").map_err(Fail::Refused)?;
+    if let Next::Answer(begun) =
+        rules::before(&priors(tx, intent, false).await?, at, lease, intent.purchase).map_err(Fail::Refused)?
+    {
+        return Ok(begun);
+    }
+    let mut held = Vec::with_capacity(intent.claims.len());
+    for claim in intent.claims {
+        held.push(window(tx, &claim.budget, &claim.scope, &claim.asset, claim.window, intent.at).await?);
+    }
+    Ok(rules::over_budget(intent.claims, &held).cloned().map_or(Begun::Fresh, Begun::OverBudget))
 }
 
 /// The window `(now - window, now]` of a budget (and every reservation dated after `now`): what it holds.
@@ -293,7 +338,8 @@ async fn apply(tx: &Transaction<'_>, attempt: &str, change: &Change, at: i64) ->
         "UPDATE terms_attempts SET stage = coalesce($2, stage), payment_state = coalesce($3, payment_state), \
              retry = coalesce($4, retry), response = coalesce($5, response), moving = moving OR $6, \
              payment = coalesce($7, payment), answer = coalesce($8, answer), decline = coalesce($9, decline), \
-             cause = coalesce($10, cause), updated_at = $11, execution = coalesce($12, execution) WHERE attempt = $1",
+             cause = coalesce($10, cause), updated_at = $11, execution = coalesce($12, execution), \
+             prepared = coalesce($13, prepared) WHERE attempt = $1",
         &[
             &attempt,
             &change.stage.map(Stage::as_str),
@@ -307,6 +353,7 @@ async fn apply(tx: &Transaction<'_>, attempt: &str, change: &Change, at: i64) ->
             &change.cause,
             &at,
             &change.execution.map(|s| s.as_str()),
+            &change.prepared,
         ],
     )
     .await?;

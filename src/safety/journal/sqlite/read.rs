@@ -81,6 +81,7 @@ fn raw(r: &Row<'_>) -> rusqlite::Result<Raw> {
         decline: r.get(18)?,
         cause: r.get(19)?,
         times: [r.get(20)?, r.get(21)?],
+        prepared: r.get(22)?,
     })
 }
 

@@ -7,15 +7,15 @@ use serde_json::Value;
 
 use super::Fail;
 use super::read::window;
-use crate::gate::{Answered, Begun, Ended, Intent};
-use crate::safety::journal::rules::{self, Change, Next, Prior, int, now};
+use crate::gate::{Answered, Begun, Ended, Intent, Prepared};
+use crate::safety::journal::rules::{self, Change, Next, PRIOR_COLUMNS, Prior, PriorPayment, int, now};
 use crate::safety::journal::{PaymentState, Stage};
 
 /// Reads the purchase's attempts that are not closed and decides; where the purchase may be paid, checks every
 /// claim and records the intent with its reservations.
 pub(super) fn begin(conn: &Connection, intent: &Intent<'_>, lease: u64) -> Result<Begun, Fail> {
     let at = int(intent.at, "the intent's time").map_err(Fail::Refused)?;
-    match rules::before(&open(conn, intent)?, at, lease).map_err(Fail::Refused)? {
+    match rules::before(&open(conn, intent)?, at, lease, intent.purchase).map_err(Fail::Refused)? {
         Next::Answer(begun) => return Ok(begun),
         Next::Go(lapsed) => {
             for (attempt, change) in &lapsed {
@@ -23,13 +23,8 @@ pub(super) fn begin(conn: &Connection, intent: &Intent<'_>, lease: u64) -> Resul
             }
         }
     }
-    let held = intent
-        .claims
-        .iter()
-        .map(|c| window(conn, &c.budget, &c.scope, &c.asset, c.window, intent.at))
-        .collect::<Result<Vec<_>, _>>()?;
-    if let Some(claim) = rules::over_budget(intent.claims, &held) {
-        return Ok(Begun::OverBudget(claim.clone()));
+    if let Some(claim) = over_budget(conn, intent)? {
+        return Ok(Begun::OverBudget(claim));
     }
     let exists: Option<i64> = conn
         .query_row("SELECT 1 FROM attempts WHERE attempt = ?1", params![intent.attempt], |r| r.get(0))
@@ -37,12 +32,18 @@ pub(super) fn begin(conn: &Connection, intent: &Intent<'_>, lease: u64) -> Resul
     if exists.is_some() {
         return Err(Fail::Refused(format!("attempt {} is already in the journal", intent.attempt)));
     }
-    let (purchase, chosen, quote) = rules::intent_json(intent).map_err(Fail::Refused)?;
+    let json = rules::intent_json(intent).map_err(Fail::Refused)?;
+    if let Some(to_sign) = &intent.to_sign {
+        conn.execute(
+            "INSERT OR IGNORE INTO atr (h, bytes) VALUES (?1, ?2)",
+            params![intent.h.to_hex(), to_sign.bytes],
+        )?;
+    }
     conn.execute(
         "INSERT INTO attempts (attempt, key, role, pairing, account, h, payee, purchase, chosen, quote, stage, \
-         payment_state, execution, response, retry, moving, payment, answer, decline, cause, created_at, updated_at) \
-         VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, 'intent', 'not-paid', 'not-started', NULL, 'safe', 0, \
-         NULL, NULL, NULL, NULL, ?11, ?11)",
+         payment_state, execution, response, retry, moving, payment, answer, decline, cause, created_at, updated_at, \
+         prepared) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, 'intent', 'not-paid', 'not-started', NULL, 'safe', \
+         0, NULL, NULL, NULL, NULL, ?11, ?11, ?12)",
         params![
             intent.attempt,
             intent.key,
@@ -51,10 +52,11 @@ pub(super) fn begin(conn: &Connection, intent: &Intent<'_>, lease: u64) -> Resul
             intent.account,
             intent.h.to_hex(),
             intent.quote.payee,
-            purchase,
-            chosen,
-            quote,
+            json.purchase,
+            json.chosen,
+            json.quote,
             at,
+            json.prepared,
         ],
     )?;
     let mut insert = conn.prepare_cached(
@@ -77,13 +79,35 @@ pub(super) fn begin(conn: &Connection, intent: &Intent<'_>, lease: u64) -> Resul
     Ok(Begun::Fresh)
 }
 
+/// What `begin` would answer now, read in one snapshot, writing nothing.
+pub(super) fn look(conn: &Connection, intent: &Intent<'_>, lease: u64) -> Result<Begun, Fail> {
+    let at = int(intent.at, "the intent's time").map_err(Fail::Refused)?;
+    if let Next::Answer(begun) =
+        rules::before(&open(conn, intent)?, at, lease, intent.purchase).map_err(Fail::Refused)?
+    {
+        return Ok(begun);
+    }
+    Ok(over_budget(conn, intent)?.map_or(Begun::Fresh, Begun::OverBudget))
+}
+
+/// The first claim of the intent its budget has no room for.
+fn over_budget(conn: &Connection, intent: &Intent<'_>) -> Result<Option<crate::gate::Claim>, Fail> {
+    let held = intent
+        .claims
+        .iter()
+        .map(|c| window(conn, &c.budget, &c.scope, &c.asset, c.window, intent.at))
+        .collect::<Result<Vec<_>, _>>()?;
+    Ok(rules::over_budget(intent.claims, &held).cloned())
+}
+
 /// The attempts of the purchase (its key and role) that are not closed, newest first: those in flight and those
 /// whose payment is not `not-paid`. Every other attempt of it is `not-paid` and weighs nothing.
 fn open(conn: &Connection, intent: &Intent<'_>) -> Result<Vec<Prior>, Fail> {
-    let mut statement = conn.prepare_cached(
-        "SELECT attempt, stage, payment_state, moving, payment, created_at FROM attempts \
-         WHERE key = ?1 AND role = ?2 AND (stage = 'intent' OR payment_state != 'not-paid') ORDER BY rowid DESC",
-    )?;
+    let mut statement = conn.prepare_cached(&format!(
+        "SELECT {PRIOR_COLUMNS} FROM attempts AS a LEFT JOIN atr AS t ON t.h = a.h \
+         WHERE a.key = ?1 AND a.role = ?2 AND (a.stage = 'intent' OR a.payment_state != 'not-paid') \
+         ORDER BY a.rowid DESC"
+    ))?;
     let rows = statement.query_map(params![intent.key, intent.role.as_str()], |r| {
         Ok(Prior {
             attempt: r.get(0)?,
@@ -92,9 +116,25 @@ fn open(conn: &Connection, intent: &Intent<'_>) -> Result<Vec<Prior>, Fail> {
             moving: r.get(3)?,
             payment: r.get(4)?,
             created_at: r.get(5)?,
+            prepared: r.get(6)?,
+            resume: PriorPayment {
+                pairing: r.get(7)?,
+                account: r.get(8)?,
+                h: r.get(9)?,
+                chosen: r.get(10)?,
+                bytes: r.get(11)?,
+                purchase: r.get(12)?,
+            },
+            declined: r.get(13)?,
         })
     })?;
     Ok(rows.collect::<Result<Vec<_>, _>>()?)
+}
+
+/// Before the next step of a payment signed in steps is asked.
+pub(super) fn stepped(conn: &Connection, attempt: &str, prepared: &Prepared) -> Result<(), Fail> {
+    let (stage, _) = current(conn, attempt)?;
+    apply(conn, attempt, &rules::stepped(attempt, stage, prepared).map_err(Fail::Refused)?, now())
 }
 
 /// Before a signer that moves money itself is called.
@@ -140,7 +180,8 @@ fn apply(conn: &Connection, attempt: &str, change: &Change, at: i64) -> Result<(
         "UPDATE attempts SET stage = coalesce(?2, stage), payment_state = coalesce(?3, payment_state), \
          retry = coalesce(?4, retry), response = coalesce(?5, response), moving = max(moving, ?6), \
          payment = coalesce(?7, payment), answer = coalesce(?8, answer), decline = coalesce(?9, decline), \
-         cause = coalesce(?10, cause), updated_at = ?11, execution = coalesce(?12, execution) WHERE attempt = ?1",
+         cause = coalesce(?10, cause), updated_at = ?11, execution = coalesce(?12, execution), \
+         prepared = coalesce(?13, prepared) WHERE attempt = ?1",
     )?
     .execute(params![
         attempt,
@@ -155,6 +196,7 @@ fn apply(conn: &Connection, attempt: &str, change: &Change, at: i64) -> Result<(
         change.cause,
         at,
         change.execution.map(|s| s.as_str()),
+        change.prepared,
     ])?;
     if let Some((to, from)) = change.reservations {
         let mut statement =
