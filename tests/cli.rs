@@ -1,7 +1,8 @@
 //! The `terms` binary run as a process against the stand-in seller on loopback: `check` and `pay --dry-run` sign
 //! nothing, `pay` pays and exits 0, `history`, `budget` and `receipt` read the journal back, exit codes follow the
 //! recovery, and a signer command that fails, hangs or prints garbage, or a config that does not parse, is refused
-//! clearly.
+//! clearly: a key named twice, an empty journal file; `history`, `budget` and `receipt` read a journal the user may
+//! only read, and `pay` with no policy says so.
 
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::indexing_slicing, clippy::panic, missing_docs)]
 
@@ -55,7 +56,19 @@ limit = "1000000"
     }
 
     async fn terms(&self, args: &[&str]) -> Output {
-        let mut command = std::process::Command::new(env!("CARGO_BIN_EXE_terms"));
+        self.terms_as(&[], args).await
+    }
+
+    /// `terms` run through `runner` (a command line that runs it as another user) where `runner` is not empty.
+    async fn terms_as(&self, runner: &[String], args: &[&str]) -> Output {
+        let mut command = match runner.split_first() {
+            Some((program, runner_args)) => {
+                let mut command = std::process::Command::new(program);
+                command.args(runner_args).arg(env!("CARGO_BIN_EXE_terms"));
+                command
+            }
+            None => std::process::Command::new(env!("CARGO_BIN_EXE_terms")),
+        };
         command
             .arg("--config")
             .arg(self.dir.path().join("config.toml"))
@@ -71,6 +84,13 @@ limit = "1000000"
 }
 
 const CONFIG: &str = "journal = \"journal.db\"\npolicy = \"policy.toml\"\nkey_env = \"TERMS_KEY\"\n";
+/// What `terms pay` says on stderr when no spend policy is configured.
+const NO_POLICY: &str = "no spend policy limits this payment";
+
+/// Everything a run wrote (with `--json` an error is on stdout).
+fn said(out: &Output) -> String {
+    format!("{}{}", String::from_utf8_lossy(&out.stdout), String::from_utf8_lossy(&out.stderr))
+}
 
 fn json(out: &Output) -> Value {
     serde_json::from_slice(&out.stdout).unwrap_or_else(|e| panic!("{e}: {}", String::from_utf8_lossy(&out.stdout)))
@@ -116,6 +136,10 @@ async fn pays_and_reads_back(config: &str) -> tempfile::TempDir {
 
     let pay = run.terms(&["pay", &run.url("/report"), "--json"]).await;
     assert_eq!(pay.status.code(), Some(0), "{}", String::from_utf8_lossy(&pay.stderr));
+    if config.contains("policy") {
+        let said = String::from_utf8_lossy(&pay.stderr);
+        assert!(!said.contains(NO_POLICY), "a policy is configured: {said}");
+    }
     let paid = json(&pay);
     assert_eq!(paid["outcome"], "answered");
     assert_eq!(paid["status"], 200);
@@ -272,4 +296,115 @@ async fn the_mcp_server_opens_the_clis_journal_from_the_same_file() {
     let mut said = String::new();
     tokio::io::AsyncReadExt::read_to_string(&mut stderr.unwrap(), &mut said).await.unwrap();
     assert!(said.contains("bad.toml") && said.contains("no-such-folder"), "{said}");
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_config_naming_both_key_env_and_key_file_is_refused() {
+    let run = Run::new("journal = \"journal.db\"\nkey_env = \"TERMS_KEY\"\nkey_file = \"key.hex\"\n").await;
+    std::fs::write(run.dir.path().join("key.hex"), seller::KEY).unwrap();
+    let url = run.url("/report");
+    for args in [vec!["pay", url.as_str()], vec!["history"]] {
+        let out = run.terms(&args).await;
+        assert_eq!(out.status.code(), Some(2), "{args:?}");
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert!(err.contains("config.toml") && err.contains("key_env") && err.contains("key_file"), "{args:?}: {err}");
+    }
+    assert_eq!(run.seller.paid("/report"), 0);
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn pay_with_no_policy_says_so_once_on_stderr() {
+    let run = Run::new("journal = \"journal.db\"\nkey_env = \"TERMS_KEY\"\n").await;
+    let out = run.terms(&["pay", &run.url("/report")]).await;
+    assert_eq!(out.status.code(), Some(0), "{}", String::from_utf8_lossy(&out.stderr));
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(err.matches(NO_POLICY).count(), 1, "{err}");
+    // A policy from the command line is a policy.
+    let policy = run.dir.path().join("policy.toml");
+    let out = run.terms(&["pay", &run.url("/report"), "--policy", policy.to_str().unwrap()]).await;
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(out.status.code() == Some(0) && !err.contains(NO_POLICY), "{err}");
+    assert_eq!(run.seller.paid("/report"), 2);
+}
+
+/// Who runs the read commands on a journal only to be read: this user; or, where the tests run as root (whom file
+/// modes do not stop), `nobody` through `setpriv`; or root itself where there is no `setpriv` (then only the file's
+/// bytes and time show that nothing wrote it).
+fn reader(dir: &Path) -> Vec<String> {
+    use std::os::unix::fs::MetadataExt as _;
+    if std::fs::metadata(dir).unwrap().uid() != 0 {
+        return Vec::new();
+    }
+    let setpriv = std::process::Command::new("setpriv").arg("--version").output();
+    if setpriv.is_ok_and(|o| o.status.success()) {
+        return ["setpriv", "--reuid=65534", "--regid=65534", "--clear-groups"].map(String::from).to_vec();
+    }
+    eprintln!("cli: running as root with no setpriv: the journal's bytes and time are checked, not its modes");
+    Vec::new()
+}
+
+/// `history`, `budget` and `receipt` open the journal read-only: a file of mode 0444, in a folder the user may only
+/// read and then in one they may write, is read, and neither its bytes nor its time change.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn history_budget_and_receipt_read_a_journal_the_user_may_only_read() {
+    use std::os::unix::fs::PermissionsExt as _;
+    let run = Run::new(CONFIG).await;
+    let pay = run.terms(&["pay", &run.url("/report"), "--json"]).await;
+    assert_eq!(pay.status.code(), Some(0), "{}", String::from_utf8_lossy(&pay.stderr));
+    let key = json(&pay)["paid"]["key"].as_str().unwrap().to_owned();
+    let dir = run.dir.path();
+    let journal = dir.join("journal.db");
+    let state = || (std::fs::read(&journal).unwrap(), std::fs::metadata(&journal).unwrap().modified().unwrap());
+    let before = state();
+    let runner = reader(dir);
+    let mode = |path: &Path, mode: u32| std::fs::set_permissions(path, std::fs::Permissions::from_mode(mode)).unwrap();
+    mode(&journal, 0o444);
+    for writable in [false, true] {
+        mode(dir, if writable { 0o755 } else { 0o555 });
+        if writable && !runner.is_empty() {
+            std::os::unix::fs::chown(dir, Some(65534), Some(65534)).unwrap();
+        }
+        let folder = if writable { "a folder the user may write" } else { "a read-only folder" };
+        let history = run.terms_as(&runner, &["history", "--json"]).await;
+        assert_eq!(history.status.code(), Some(0), "{folder}: {}", said(&history));
+        let history = json(&history);
+        assert_eq!(history.as_array().unwrap().len(), 1, "{folder}");
+        assert_eq!(history[0]["payment_state"], "settled", "{folder}");
+        let budget = run.terms_as(&runner, &["budget", "--json"]).await;
+        assert_eq!(budget.status.code(), Some(0), "{folder}: {}", said(&budget));
+        assert_eq!(json(&budget)[0]["spent"], seller::AMOUNT, "{folder}");
+        let receipt = run.terms_as(&runner, &["receipt", &key, "--json"]).await;
+        assert_eq!(receipt.status.code(), Some(0), "{folder}: {}", said(&receipt));
+        assert_eq!(json(&receipt)["answer"]["settlement"]["transaction"], "0x5e771e", "{folder}");
+        assert!(state() == before, "{folder}: the journal file is not written");
+    }
+    mode(dir, 0o755);
+}
+
+/// A journal file of 0 bytes is not a new journal (SQLite would take it for an empty database, and the payments
+/// that were in it would be gone without a word): every command refuses it, naming it, and leaves it as it is.
+/// Only a path with no file yet is a new journal.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn an_empty_journal_file_is_refused_and_left_as_it_is() {
+    let run = Run::new(CONFIG).await;
+    let journal = run.dir.path().join("journal.db");
+    let file = std::fs::File::create(&journal).unwrap();
+    file.set_modified(std::time::SystemTime::now() - std::time::Duration::from_secs(3600)).unwrap();
+    drop(file);
+    let url = run.url("/report");
+    for args in [vec!["history"], vec!["budget"], vec!["pay", url.as_str()]] {
+        let out = run.terms(&args).await;
+        assert_eq!(out.status.code(), Some(2), "{args:?}");
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert!(err.contains(&journal.display().to_string()) && err.contains("empty"), "{args:?}: {err}");
+        assert_eq!(std::fs::metadata(&journal).unwrap().len(), 0, "{args:?}");
+    }
+    assert_eq!(run.seller.paid("/report"), 0);
+    // The MCP server reading the same file does not take it for a new journal either.
+    let mut command = std::process::Command::new(env!("CARGO_BIN_EXE_terms-mcp"));
+    command.arg("--config").arg(run.dir.path().join("config.toml")).stdin(std::process::Stdio::null());
+    let out = tokio::task::spawn_blocking(move || command.output().unwrap()).await.unwrap();
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(err.contains("journal.db") && err.contains("empty"), "{err}");
+    assert_eq!(std::fs::metadata(&journal).unwrap().len(), 0);
 }

@@ -3,8 +3,9 @@
 //!
 //! `terms-mcp --config FILE` reads the `terms` CLI's configuration file ([`terms::config`]), the same keys alike:
 //! - `journal = "…"` (a SQLite path or `sqlite:///path`, or `postgres://…`; a relative path is the file's folder's):
-//!   every payment a tool signs is recorded there, and `atr_history` and `atr_record` read it. A journal that
-//!   cannot be opened does not stop the server: it serves, and every tool that signs declines `journal-failed`
+//!   every payment a tool signs is recorded there, and `atr_history` and `atr_record` read it. A path with no file
+//!   yet is a new journal; an existing file of 0 bytes is no journal ([`terms::config::open_journal`]). A journal
+//!   that cannot be opened does not stop the server: it serves, and every tool that signs declines `journal-failed`
 //!   (`journal/unavailable`, the reason as the cause) and signs nothing; the reason is also written on stderr.
 //! - `policy = "…"`: the spend policy checked before the signer is asked; `atr_budget` shows its budgets. A policy
 //!   file that cannot be read stops the server (a host that named a policy never spends without it).
@@ -35,7 +36,7 @@ async fn configured(mut options: BuyerOptions) -> Result<BuyerOptions, String> {
             options = options.signer(config.signer().map_err(|e| format!("{path}: {e}"))?);
         }
         if let Some(target) = &config.journal {
-            match target.open(JournalConfig::default()).await {
+            match terms::config::open_journal(target, JournalConfig::default()).await {
                 Ok(journal) => options = options.journal(journal),
                 Err(e) => {
                     let why = format!("{path}: the journal cannot be opened: {e}");

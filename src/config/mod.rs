@@ -6,11 +6,12 @@
 //! ```toml
 //! journal = "journal.db"          # or "postgres://…"
 //! policy = "policy.toml"
-//! key_env = "TERMS_KEY"           # or key_file = "key.hex", or signer_command + signer_address
+//! key_env = "TERMS_KEY"           # or key_file = "key.hex" (not both), or signer_command + signer_address
 //! network = "eip155:8453"         # the one network terms-mcp's signer pays on
 //! ```
 
 mod command;
+mod journal;
 
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
@@ -21,6 +22,8 @@ use serde::Deserialize;
 use crate::safety::journal::JournalTarget;
 use crate::safety::policy::Policy;
 use crate::signer::{Signer, Wallet};
+
+pub use journal::{open_journal, read_journal};
 
 /// What is wrong with a configuration: a sentence naming the file, the line or the key.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
@@ -66,8 +69,8 @@ const DEFAULT: &str = r#"# terms: the buyer's configuration (https://docs.rs/ter
 journal = "journal.db"
 # The spend policy checked before every payment (uncomment to set one).
 # policy = "policy.toml"
-# Where the key comes from: an environment variable (hot wallet), a key file, or an external signer command that
-# reads a SigningRequest as JSON on stdin and prints the signature on stdout.
+# Where the key comes from: an environment variable (hot wallet) or a key file (one of the two, never both), or an
+# external signer command that reads a SigningRequest as JSON on stdin and prints the signature on stdout.
 key_env = "TERMS_KEY"
 # key_file = "key.hex"
 # signer_command = "my-hardware-signer --sign"
@@ -106,7 +109,8 @@ pub fn read(path: &Path) -> Result<Config, ConfigError> {
 }
 
 /// Reads `text` as the file at `path` holds it (no file is opened): relative paths are made absolute from `path`'s
-/// folder, and an error names `path` and, for text that does not parse, the line.
+/// folder, and an error names `path` and, for text that does not parse, the line. A file that names both `key_env`
+/// and `key_file` is refused: neither is taken over the other.
 pub fn parse(text: &str, path: &Path) -> Result<Config, ConfigError> {
     let mut config: Config = toml::from_str(text).map_err(|e| {
         let line = e.span().map(|s| text.get(..s.start).unwrap_or_default().matches('\n').count() + 1);
@@ -115,6 +119,12 @@ pub fn parse(text: &str, path: &Path) -> Result<Config, ConfigError> {
             None => format!("{}: {}", path.display(), e.message()),
         })
     })?;
+    if config.key_env.is_some() && config.key_file.is_some() {
+        return Err(ConfigError(format!(
+            "{}: key_env and key_file both name the key: keep one of them",
+            path.display()
+        )));
+    }
     let dir = path.parent().unwrap_or_else(|| Path::new("."));
     let absolute = |p: &mut Option<PathBuf>| {
         if let Some(inner) = p
@@ -211,5 +221,15 @@ mod tests {
         let c = read(&path).unwrap();
         assert!(c.wallet().err().unwrap().0.contains("signer_address"));
         assert!(read(Path::new("/nonexistent/terms/config.toml")).is_err());
+    }
+
+    #[test]
+    fn a_file_naming_both_key_env_and_key_file_is_refused() {
+        let (_dir, path) = file("key_env = \"TERMS_KEY\"\nkey_file = \"k.hex\"\n");
+        let e = read(&path).err().unwrap().0;
+        assert!(e.starts_with(&format!("{}: ", path.display())), "{e}");
+        assert!(e.contains("key_env and key_file both name the key"), "{e}");
+        let (_dir, path) = file("key_file = \"k.hex\"\nsigner_command = \"true\"\nsigner_address = \"0x1\"\n");
+        assert!(read(&path).is_ok(), "a signer command beside a key is taken first, as documented");
     }
 }

@@ -5,6 +5,7 @@
 use std::io;
 
 use rmcp::ServiceExt as _;
+use rmcp::transport::async_rw::AsyncRwTransport;
 use serde_json::{Value, json};
 use tokio::io::{AsyncBufRead, AsyncBufReadExt, AsyncRead, AsyncWrite, AsyncWriteExt, BufReader};
 use tokio::sync::mpsc;
@@ -43,7 +44,11 @@ where
     let (refusals, refused) = mpsc::unbounded_channel::<Vec<u8>>();
     let reader = tokio::spawn(read_requests(BufReader::new(input), to_server, refusals));
     let writer = tokio::spawn(write_answers(BufReader::new(from_server), refused, output));
-    let served = match server.serve(server_end).await {
+    // rmcp counts a line's newline in its own bound (and drops a longer line with no answer): every line passed on is
+    // at most MAX_LINE bytes and its newline.
+    let (server_in, server_out) = tokio::io::split(server_end);
+    let transport = AsyncRwTransport::new_server(server_in, server_out).with_max_line_length(MAX_LINE + 1);
+    let served = match server.serve(transport).await {
         Ok(running) => running.waiting().await.map(drop).map_err(io::Error::other),
         Err(e) => Err(io::Error::other(e.to_string())),
     };

@@ -1,6 +1,6 @@
 //! The stdio bounds of the real `terms-mcp` binary: a line over 16 MiB, a request nested deeper than 127 levels
 //! and a line that is not JSON each get an answer (a JSON-RPC error naming the limit) or, with no readable id, a
-//! line on stderr; and the server goes on serving after each.
+//! line on stderr; a line of exactly 16 MiB is answered like any other; and the server goes on serving after each.
 
 use std::process::Stdio;
 use std::time::Duration;
@@ -16,6 +16,7 @@ use crate::common::*;
 pub fn trials() -> Vec<Trial> {
     vec![
         Trial::test("mcp::limits::over_long_line_is_answered", || Ok(run(over_long()))),
+        Trial::test("mcp::limits::lines_up_to_the_limit_are_answered", || Ok(run(at_the_limit()))),
         Trial::test("mcp::limits::over_deep_request_is_answered", || Ok(run(over_deep()))),
         Trial::test("mcp::limits::not_json_is_answered", || Ok(run(not_json()))),
         Trial::test("mcp::limits::no_id_is_a_line_on_stderr", || Ok(run(no_id()))),
@@ -95,6 +96,39 @@ async fn over_long() {
     bin.raw(&line).await;
     assert_error(&bin.answer().await, json!(41), -32600, &MAX_LINE.to_string());
     bin.still_serves(42).await;
+}
+
+/// A `tools/call` of `atr_check` with id `id`, padded with spaces before its closing brace to exactly `length` bytes
+/// (without the newline): its id stays near its start, where a line over the limit has it read.
+fn padded_call(id: i64, length: usize) -> Vec<u8> {
+    let call = json!({"jsonrpc": "2.0", "id": id, "method": "tools/call", "params": {
+        "_meta": {"io.modelcontextprotocol/protocolVersion": "2026-07-28",
+                  "io.modelcontextprotocol/clientCapabilities": {}},
+        "name": "atr_check", "arguments": {"pairing": EIP3009, "atr": "/w==", "presented": {}}}});
+    let compact = serde_json::to_vec(&call).unwrap();
+    let mut line = Vec::with_capacity(length);
+    line.extend_from_slice(&compact[..compact.len() - 1]);
+    line.extend(std::iter::repeat_n(b' ', length - compact.len()));
+    line.push(b'}');
+    assert_eq!(line.len(), length);
+    line
+}
+
+/// A line of MAX_LINE - 1 bytes and one of exactly MAX_LINE bytes (the documented maximum) are answered like any
+/// other; one of MAX_LINE + 1 bytes gets the over-the-limit error.
+async fn at_the_limit() {
+    let mut bin = Bin::start();
+    for (id, length) in [(81, MAX_LINE - 1), (82, MAX_LINE)] {
+        bin.raw(&padded_call(id, length)).await;
+        let answered = tokio::time::timeout(WAIT, bin.out.next_line()).await;
+        let line = answered.unwrap_or_else(|_| panic!("no answer to a line of {length} bytes")).unwrap().unwrap();
+        let r: Value = serde_json::from_str(&line).unwrap();
+        assert_eq!(r["id"], id, "a line of {length} bytes: {r}");
+        assert_eq!(r["result"]["structuredContent"]["decline"]["code"], "signed-not-bound", "{length} bytes: {r}");
+    }
+    bin.raw(&padded_call(83, MAX_LINE + 1)).await;
+    assert_error(&bin.answer().await, json!(83), -32600, &MAX_LINE.to_string());
+    bin.still_serves(84).await;
 }
 
 async fn over_deep() {

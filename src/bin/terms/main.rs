@@ -165,9 +165,14 @@ impl SpendPolicy for Max {
     }
 }
 
-/// The journal the configuration or `--journal` names, either backend.
+/// The journal the configuration or `--journal` names, either backend, to pay with (an empty file refused).
 async fn journal(setup: &Setup) -> Result<Arc<dyn Journal>, Fail> {
-    setup.journal.open(JournalConfig::default()).await.map_err(|e| Fail(2, format!("journal: {e}")))
+    config::open_journal(&setup.journal, JournalConfig::default()).await.map_err(|e| Fail(2, format!("journal: {e}")))
+}
+
+/// The journal to read back and write nothing (`history`, `budget`, `receipt`): an existing file opened read-only.
+async fn read_journal(setup: &Setup) -> Result<Arc<dyn Journal>, Fail> {
+    config::read_journal(&setup.journal, JournalConfig::default()).await.map_err(|e| Fail(2, format!("journal: {e}")))
 }
 
 async fn client(setup: &Setup, max: Option<&str>) -> Result<Client, Fail> {
@@ -247,12 +252,19 @@ async fn run(cli: &Cli) -> Result<u8, Fail> {
                 let plan = client.probe(outgoing(request)?).await.map_err(|e| Fail(3, e.to_string()))?;
                 return Ok(print_plan(&plan, cli.json));
             }
+            if setup.policy.is_none() {
+                let only = if max.is_some() { ", only --max" } else { "" };
+                eprintln!(
+                    "terms: no spend policy limits this payment{only} (name one with `policy` in the configuration, \
+                     or --policy)"
+                );
+            }
             eprintln!("terms: {} {}", request.method.to_ascii_uppercase(), request.url);
             let outcome = client.send(outgoing(request)?).await.map_err(|e| Fail(3, e.to_string()))?;
             Ok(print_outcome(&outcome, cli.json))
         }
         Command::History { limit } => {
-            let journal = journal(&setup).await?;
+            let journal = read_journal(&setup).await?;
             let records =
                 journal.history(&HistoryFilter::new().limit(*limit)).await.map_err(|e| Fail(1, e.to_string()))?;
             if cli.json {
@@ -269,7 +281,7 @@ async fn run(cli: &Cli) -> Result<u8, Fail> {
         }
         Command::Budget => budget(&setup, cli.json).await,
         Command::Receipt { key } => {
-            let journal = journal(&setup).await?;
+            let journal = read_journal(&setup).await?;
             let record = journal.record(key).await.map_err(|e| Fail(1, e.to_string()))?;
             let Some(r) = record else { return Err(Fail(3, format!("no purchase {key} in the journal"))) };
             if cli.json {
@@ -294,7 +306,7 @@ async fn budget(setup: &Setup, json: bool) -> Result<u8, Fail> {
     let Some(policy) = &setup.policy else {
         return Err(Fail(2, "no policy: set one in the configuration or --policy".into()));
     };
-    let journal = journal(setup).await?;
+    let journal = read_journal(setup).await?;
     let now = std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).map_or(0, |d| d.as_secs());
     let mut rows = Vec::new();
     for b in &policy.rules().budgets {
