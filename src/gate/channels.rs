@@ -217,14 +217,7 @@ pub async fn within(
             if resumed.prepared.request.as_ref() != Some(&request.to_json()) || resumed.bytes != atr {
                 return Err(resumed.changed("voucher request"));
             }
-            return match sign_within(&plan, cumulative, hold, &h, refund, channel, signer, options).await {
-                Err(d) => Err(ledger.ended(Failed::Asked(d)).await),
-                Ok(within) => {
-                    let recorded = serde_json::to_value(&within).map_err(|e| journal_failed(Reason::Unavailable, e))?;
-                    ledger.signed(&atr, &recorded).await?;
-                    Ok(within)
-                }
-            };
+            ledger
         }
     };
     match sign_within(&plan, cumulative, hold, &h, refund, channel, signer, options).await {
