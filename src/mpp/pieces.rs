@@ -110,10 +110,9 @@ impl Piece {
     /// The first challenge of the offer, in document order, that offers the pairing ([`checked_for`]) on the
     /// account's network and has not expired at `ctx.now`, with the choice the build takes: `{challenge, <payer
     /// field>, now, …inputs}` (`now` where the piece keeps it; the buyer's inputs the piece names, where given; the
-    /// gate has checked them). An
-    /// account the payer does not take, or no such challenge, is `mpp/no-payable-option`; a challenge that would be
-    /// chosen but for its `expires` is skipped, and when only such challenges are left the refusal is
-    /// `mpp/challenge-expired`.
+    /// gate has checked them). An account the payer does not take, or no such challenge, is `mpp/no-payable-option`;
+    /// a challenge that would be chosen but for its `expires` is skipped, and when only such challenges are left the
+    /// refusal is `mpp/challenge-expired`.
     pub(crate) fn choose(&self, read: &Advertised<'_>, ctx: &ChooseContext<'_>) -> Result<Chosen, Refusal> {
         let no_option = || Refusal::mpp(Reason::NoPayableOption);
         let Offer::Challenges(list) = &read.offer else { return Err(no_option()) };
