@@ -313,6 +313,49 @@ fn lnbtc_refusal_rows() {
     }
 }
 
+/// The option's amount is read as the reference reads it (`bindings/lightning.py`: `is_amount`, then
+/// `[1-9][0-9]{0,77}`): any canonical positive integer of at most 78 digits, 2^256 and above among them, where the
+/// crate once refused an amount of 2^256 or more. The reference's answers (integraledger-terms 0.4.0), bound over L5's
+/// and L6's payments with the amount set: H for 2^256 - 1, 2^256 and 78 nines, `x402/option-malformed` for 10^78 (79
+/// digits); its confirm over B2's document goes past the filter for the first three and finds no payable option for
+/// the fourth. The quote, a U256, holds the first alone: past it the pairing gives no quote, which a spend policy
+/// declines (`policy-refused`), and which nothing else reads.
+#[test]
+fn an_amount_of_up_to_78_digits_is_read_as_the_reference_reads_it() {
+    let max = "115792089237316195423570985008687907853269984665640564039457584007913129639935";
+    let past = "115792089237316195423570985008687907853269984665640564039457584007913129639936";
+    let (nines, ten_to_78) = ("9".repeat(78), format!("1{}", "0".repeat(78)));
+    let rows = [(max, true), (past, true), (nines.as_str(), true), (ten_to_78.as_str(), false)];
+    for (file, id, payment) in [(LNBTC_FILE, LNBTC, "L5"), (NAMED_FILE, NAMED, "L6")] {
+        let f = vectors(file);
+        let want_h = bound_of(id, &f[payment]["payment"]).unwrap();
+        for (amount, read) in rows {
+            let paid = set(f[payment]["payment"].clone(), "accepted.amount", &json!(amount));
+            let want = if read { Ok(want_h.clone()) } else { Err("x402/option-malformed".to_owned()) };
+            assert_eq!(bound_of(id, &paid), want, "{id} {amount}");
+        }
+    }
+    let f = vectors(LNBTC_FILE);
+    let i = &row(&f, "B2")["input"];
+    let h = AtrHash::parse(text(&f["fixed"]["H"])).unwrap();
+    for (amount, read) in rows {
+        let doc =
+            set(i["doc"].clone(), "accepts", &json!([set(i["doc"]["accepts"][0].clone(), "amount", &json!(amount))]));
+        let chosen = choose(&f, LNBTC, &doc, &i["inputs"]);
+        if !read {
+            assert_eq!(chosen.map(drop), Err("x402/no-payable-option".to_owned()), "{amount}");
+            continue;
+        }
+        let chosen = chosen.unwrap();
+        let invoice = f["fixed"]["O"]["extra"]["invoice"].clone();
+        let request = serde_json::to_value(built(LNBTC, &chosen, b"abc", &h).unwrap()).unwrap();
+        assert_eq!(request, json!({"kind": "bolt11-pay", "invoice": invoice}), "{amount}");
+        let quoted = pairing(LNBTC).quote(&chosen).map(|q| q.amount.to_string()).map_err(|r| r.code());
+        let want = if amount == max { Ok(max.to_owned()) } else { Err("x402/option-malformed".to_owned()) };
+        assert_eq!(quoted, want, "{amount}");
+    }
+}
+
 // ---------------------------------------------------------------------------------------------------------------
 // The bad input for an invoice: each code is the Python peer's (integraledger-terms 0.4.0) on the same
 // invoice, through `_bolt11.decode` and `invoice_h` and through `X402ExactLnbtc().bound` over L5's payment with the

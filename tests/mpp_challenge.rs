@@ -197,6 +197,60 @@ fn the_agreed_refusals_of_the_header() {
 
 const ONE: &str = r#"Payment id="a", realm="r", method="evm", intent="charge", request="e30""#;
 
+/// RFC 9110's OWS (section 5.6.3) is spaces and tabs: a tab between a bare scheme and the list's next comma, or before
+/// the end, reads as a space does, where the crate once refused the whole value at the tab. The reference side of the
+/// differential test (scripts/differential/mpp_header.py; the Python peer has no header reader) reads these values
+/// as the same one challenge. The space after a scheme that has a token68 or parameters is RFC 9110's `1*SP`, not OWS:
+/// a tab there stays refused, as the reference side refuses it.
+#[test]
+fn a_tab_is_ows_around_a_bare_scheme() {
+    let want = decode_challenges(&[ONE]).unwrap();
+    for value in [
+        format!("Negotiate\t, {ONE}"),
+        format!("Negotiate \t , {ONE}"),
+        format!("Negotiate\t\t,\t{ONE}"),
+        format!("{ONE}, Negotiate\t"),
+        format!("{ONE},\tNTLM \t,\tBasic\t"),
+        format!("Bearer abc==\t, {ONE}\t"),
+    ] {
+        assert_eq!(decode_challenges(&[&value]), Ok(want.clone()), "{value:?}");
+    }
+    let header_malformed = agreed("a WWW-Authenticate value over 8 KiB");
+    for bad in [ONE.replacen(' ', "\t", 1), ONE.replacen(' ', " \t", 1), "Negotiate\tabc==".to_owned()] {
+        let err = decode_challenges(&[&bad]).unwrap_err();
+        assert!(matches!(err, ChallengeError::Grammar { field: 0, .. }), "{bad:?}: {err:?}");
+        assert_eq!(err.refusal().code(), header_malformed);
+    }
+}
+
+/// RFC 9110 (section 11.2: "each parameter name MUST only occur once per challenge") and the agreed refusal "a
+/// Payment challenge with a duplicate parameter" refuse a repeated name whatever the parameter, MPP's or not, the
+/// names compared case-insensitively. Other schemes' challenges are not read, so not refused.
+#[test]
+fn a_repeated_parameter_of_any_name_is_refused() {
+    let challenge_malformed = agreed("a Payment challenge with a duplicate parameter");
+    for (value, name) in [
+        (format!(r#"{ONE}, foo="a", foo="b""#), "foo"),
+        (format!(r#"{ONE}, x-Note=a, X-NOTE="a""#), "x-note"),
+        (r#"Payment foo=1, id="a", realm="r", method="evm", intent="charge", request="e30", FOO=1"#.to_owned(), "foo"),
+    ] {
+        let err = decode_challenges(&[&value]).unwrap_err();
+        assert_eq!(err, ChallengeError::DuplicateOtherParameter { challenge: 0, name: name.to_owned() }, "{value}");
+        assert_eq!(err.refusal().code(), challenge_malformed);
+    }
+    // The second Payment challenge's repeat names that challenge.
+    let value = format!(r#"{ONE}, {ONE}, charset=a, Charset=b"#);
+    assert_eq!(
+        decode_challenges(&[&value]),
+        Err(ChallengeError::DuplicateOtherParameter { challenge: 1, name: "charset".to_owned() })
+    );
+    // Distinct unknown names are dropped, and another scheme's repeat is not ours to refuse.
+    let fine = [format!(r#"{ONE}, foo="a", bar="b""#), format!(r#"Bearer foo="a", foo="b", {ONE}"#)];
+    for value in fine {
+        assert_eq!(decode_challenges(&[&value]), decode_challenges(&[ONE]), "{value}");
+    }
+}
+
 #[test]
 fn thirty_three_challenges_are_refused() {
     let header_malformed = agreed("a WWW-Authenticate value over 8 KiB");

@@ -160,12 +160,46 @@ fn mv7_the_memos_and_calldata_the_build_writes() {
     let fields = built(&b2_doc(&f), &json!({})).unwrap();
     assert_eq!(fields["call"]["data"], mv7["expectCalldata"]);
     assert_eq!(fields["call"]["data"].as_str().unwrap()[..10], *mv7["expectSelector"].as_str().unwrap());
-    assert_eq!(fields["call"]["to"].as_str().unwrap().to_lowercase(), f["fixed"]["pathUSD"].as_str().unwrap());
+    assert_eq!(fields["call"]["to"], f["fixed"]["pathUSD"]);
     assert_eq!(fields["chainId"], request_of(c)["methodDetails"]["chainId"]);
     assert_eq!(fields["broadcast"], false);
     // validBefore is the challenge's expires, in Unix seconds.
     let expires = unix_of(c["expires"].as_str().unwrap());
     assert_eq!(fields["validBefore"], json!(expires));
+}
+
+/// The token's address is handed to the signer as the challenge wrote it: the reference's `call.to`, and each split
+/// call's, is the request's `currency` text, its EIP-55 checksum case kept (a wallet shows it to a person), where the
+/// crate once wrote it in lower case. The token is mpp-challenge.json's checksummed R_E currency in B2's challenge;
+/// the reference (integraledger-terms 0.4.0) hands `"to": "0x036CbD53842c5426634e7929541eC2318f3dCF7e"` for the one
+/// call and for every call of the `splits` row's request. Bound still compares the token's bytes, whatever the case.
+#[test]
+fn a_checksummed_token_keeps_its_case_in_the_request() {
+    let f = file();
+    let token = checksummed_token();
+    let mut request = request_of(&b2_doc(&f)[0]);
+    request["currency"] = json!(token);
+    let fields = built(&doc_with_request(&f, &request), &json!({})).unwrap();
+    assert_eq!(fields["call"]["to"], json!(token));
+    let mut split: Value = serde_json::from_str(f["splits"]["request"].as_str().unwrap()).unwrap();
+    split["currency"] = json!(token);
+    let fields = built(&doc_with_request(&f, &split), &json!({})).unwrap();
+    let calls = fields["calls"].as_array().unwrap();
+    assert_eq!(calls.len(), 3);
+    assert!(calls.iter().all(|c| c["to"] == json!(token)), "{calls:?}");
+    // Bound reads the token as bytes: B6's wire, whose call is to pathUSD, still binds when the challenge writes
+    // pathUSD's address in upper case.
+    let mut request = request_of(&presented(&f)["challenge"]);
+    request["currency"] = json!(request["currency"].as_str().unwrap().to_uppercase().replacen("0X", "0x", 1));
+    assert_eq!(bound_of(&with_request(presented(&f), &request)), Ok(atr_hash(b"abc").to_hex()));
+}
+
+/// A checksummed (mixed-case EIP-55) token address: mpp-challenge.json's R_E currency.
+fn checksummed_token() -> String {
+    let r_e: Value = serde_json::from_str(vectors("mpp-challenge.json")["fixed"]["R_E"].as_str().unwrap()).unwrap();
+    let token = r_e["currency"].as_str().unwrap().to_owned();
+    assert!(token.bytes().any(|b| b.is_ascii_uppercase()) && token.bytes().any(|b| b.is_ascii_lowercase()));
+    token
 }
 
 #[test]
@@ -198,7 +232,7 @@ fn splits_are_the_calls_of_the_request() {
     let want = s["expectCalls"].as_array().unwrap();
     assert_eq!(calls.len(), want.len());
     for (got, want) in calls.iter().zip(want) {
-        assert_eq!(got["to"].as_str().unwrap().to_lowercase(), want["to"].as_str().unwrap().to_lowercase());
+        assert_eq!(got["to"], want["to"]);
         assert_eq!(got["data"], want["data"]);
     }
     let primary = &calls[0]["data"].as_str().unwrap()[74..138];

@@ -174,7 +174,7 @@ fn mv13_the_request_is_the_memo_charges_broadcast() {
     let SigningRequest::TempoCall(fields) = request else { panic!("not tempo-call: {request:?}") };
     assert_eq!(fields["broadcast"], true);
     assert_eq!(fields["chainId"], 42431);
-    assert_eq!(fields["call"]["to"].as_str().unwrap().to_lowercase(), f["fixed"]["pathUSD"].as_str().unwrap());
+    assert_eq!(fields["call"]["to"], f["fixed"]["pathUSD"]);
     // transferWithMemo(recipient, amount, memo): the receipt's memo log is what this call emits.
     let log = memo_log(&f);
     let topic = |i: usize| log["topics"][i].as_str().unwrap()[2..].to_owned();
@@ -187,6 +187,24 @@ fn mv13_the_request_is_the_memo_charges_broadcast() {
     let Some(SigningRequest::TempoCall(mut theirs)) = memo_unsigned.request().unwrap() else { panic!() };
     theirs.insert("broadcast".into(), json!(true));
     assert_eq!(fields, theirs);
+}
+
+/// The push request hands the token's address as the challenge wrote it, as the memo charge's does: the reference's
+/// `call.to` is the request's `currency` text, its EIP-55 checksum case kept, where the crate once wrote it in lower
+/// case. The token is mpp-challenge.json's checksummed R_E currency; the reference (integraledger-terms 0.4.0) hands
+/// `"to": "0x036CbD53842c5426634e7929541eC2318f3dCF7e"` for B2's challenge with it.
+#[test]
+fn a_checksummed_token_keeps_its_case_in_the_push_request() {
+    let f = file();
+    let r_e: Value = serde_json::from_str(vectors("mpp-challenge.json")["fixed"]["R_E"].as_str().unwrap()).unwrap();
+    let token = &r_e["currency"];
+    let mut request: Value = serde_json::from_str(f["fixed"]["R_TNoModes"].as_str().unwrap()).unwrap();
+    request["currency"] = token.clone();
+    let chosen = choose(PUSH, &doc_with_request(&f, &request.to_string()), &json!({})).unwrap();
+    let unsigned = pairing().build(&chosen, b"abc", &atr_hash(b"abc")).unwrap();
+    let Some(SigningRequest::TempoCall(fields)) = unsigned.request().unwrap() else { panic!("not tempo-call") };
+    assert_eq!(fields["call"]["to"], *token);
+    assert_eq!(fields["broadcast"], true);
 }
 
 #[test]

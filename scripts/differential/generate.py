@@ -1080,6 +1080,23 @@ def agreement_required(rng, b):
     return f"agreement required {v} {what}"
 
 
+# The Lightning option's amount around the bounds: 2^256 - 1 and 2^256 (read: the reference bounds the amount by its 78
+# digits, not by 2^256), 78 digits (read) and 79 (refused).
+LN_AMOUNTS = [str(2**256 - 1), str(2**256), "9" * 78, "1" + "0" * 78, "9" * 79]
+
+
+def lightning_amount(rng, b):
+    """The Lightning option's amount from LN_AMOUNTS, in the document's option (what confirm and transact choose) and
+    in the accepted option of the fixture's payment (what check reads)."""
+    amount = rng.choice(LN_AMOUNTS)
+    b.case["doc"]["accepts"][0]["amount"] = amount
+    presented = copy.deepcopy(b.base.presented)
+    presented["accepted"]["amount"] = amount
+    b.case["checks"].append({"bytesHex": b.base.atr.hex(), "presented": presented})
+    b.transact()
+    return f"the option's amount of {len(amount)} digits, {amount[:8]}..."
+
+
 MUTATIONS = [
     (doc_random, 18), (option_field, 14), (options_shape, 6), (envelope, 6), (legal_context, 12), (serve, 10),
     (account, 6), (inputs, 5), (answers, 12), (checks, 12), (transact_only, 10), (echoed, 10), (clock, 4),
@@ -1088,8 +1105,9 @@ MUTATIONS = [
 ONLY = {
     delegation: lambda base: base.erc7710 is not None,
     agreement_required: lambda base: base.agreement is not None,
+    lightning_amount: lambda base: base.pairing in LIGHTNING,
 }
-WEIGHTS = {delegation: 10, agreement_required: 8}
+WEIGHTS = {delegation: 10, agreement_required: 8, lightning_amount: 6}
 
 
 FIXTURES = {}

@@ -6,8 +6,11 @@ vector files cite @integraledger/lcp's parseChallenges, which is not a Python pa
 reference side's reading, written from RFC 9110's grammar (section 11.6.1, with section 5.6's list and quoted-string
 rules) and the caps the vector file mpp-challenge.json records for the protocol package (its agreedRefusals): a value
 over 8192 UTF-16 code units, one not following the grammar, or over 32 `Payment` challenges is mpp/header-malformed;
-a `Payment` challenge repeating one of MPP's parameters, or without a non-empty id, realm, method, intent or request,
-is mpp/challenge-malformed. The crate's reader is terms::mpp::decode_challenges; the two are compared case by case."""
+a `Payment` challenge repeating a parameter name (any name, MPP's or not, compared case-insensitively: the agreed row
+says "a duplicate parameter", and RFC 9110 section 11.2 allows each name once per challenge), or without a non-empty
+id, realm, method, intent or request, is mpp/challenge-malformed. Optional whitespace (OWS, BWS) is spaces and tabs;
+the `1*SP` after a scheme that has a token68 or parameters is spaces alone. The crate's reader is
+terms::mpp::decode_challenges; the two are compared case by case."""
 
 import re
 
@@ -169,14 +172,14 @@ def read_challenges(values):
         for scheme, params, _token68 in _challenges(value):
             if scheme.lower() != "payment":
                 continue
-            kept = {}
+            kept, seen = {}, set()
             for name, v in params:
                 name = name.lower()
-                if name not in PARAMS:
-                    continue
-                if name in kept:
+                if name in seen:
                     raise Refused("mpp/challenge-malformed")
-                kept[name] = v
+                seen.add(name)
+                if name in PARAMS:
+                    kept[name] = v
             if any(kept.get(k, "") == "" for k in REQUIRED):
                 raise Refused("mpp/challenge-malformed")
             out.append(kept)

@@ -44,11 +44,11 @@ def header_form(rng, b):
         "token": rng.choice(["never", "some", "always"]),
         "escape": rng.random() < 0.3,
         "unknown": rng.random() < 0.3,
-        "sep": rng.choice([", ", ",", " , ", ",\t", ", ,", ",  ,,"]),
+        "sep": rng.choice([", ", ",", " , ", ",\t", ", ,", ",  ,,", "\t,", "\t,\t", " \t, \t,\t"]),
         "spaces": rng.choice([1, 1, 1, 2, 3]),
         "others": rng.random() < 0.5,
         "layout": rng.choice(["each", "one", "groups"]),
-        "join": rng.choice([", ", ",", " ,  ", ", , "]),
+        "join": rng.choice([", ", ",", " ,  ", ", , ", "\t, ", "\t,\t", " \t,\t, "]),
     }
     b.case["headers"] = mpp_header.write_headers(rng, challenges, style)
     # The list the values were written from, which both sides must read them as (compare.py checks it).
@@ -60,12 +60,14 @@ def header_form(rng, b):
 def header_caps(rng, b):
     """Header values past the caps or off the grammar: 32 and 33 Payment challenges, a value of 8192 and 8193
     characters, a token over 16 KiB, CR, LF, a control or non-Latin-1 character in a quoted-string, an unterminated
-    quote, a parameter repeated, one missing or empty, a parameter before any scheme, a missing comma."""
+    quote, a parameter repeated (MPP's or another), one missing or empty, a parameter before any scheme, a missing
+    comma; and tabs as OWS around a bare scheme, which read as spaces do."""
     c = place(b.specs[0])
     v = rng.choice(["32 challenges", "33 challenges", "32 over two values", "33 over two values", "8192 chars",
                     "8193 chars", "token 17 KiB", "CR", "LF", "CRLF", "control", "DEL", "euro", "latin1",
                     "unterminated", "backslash end", "repeated", "repeated case", "missing", "empty", "param first",
-                    "no comma", "tab after scheme", "token68 then param", "bare scheme", "escaped CR"])
+                    "no comma", "tab after scheme", "token68 then param", "bare scheme", "escaped CR",
+                    "repeated unknown", "repeated unknown case", "tab before comma", "tabs around bare schemes"])
     text = mpp_header.challenge_text(rng, c, {"scheme": "Payment"})
     values = [text]
     if v in ("32 challenges", "33 challenges"):
@@ -92,6 +94,16 @@ def header_caps(rng, b):
         values = [text + ', realm="other.example"']
     elif v == "repeated case":
         values = [text + ', ID="' + c["id"] + '"']
+    elif v == "repeated unknown":
+        values = [text + ', foo="a", foo="b"']
+    elif v == "repeated unknown case":
+        values = [text + ', x-note=a, X-Note="a"']
+    elif v == "tab before comma":
+        values = ["Negotiate\t, " + text]
+        b.case["headersRead"] = [c]
+    elif v == "tabs around bare schemes":
+        values = ["NTLM \t,\t" + text + ",\tBasic\t", "Negotiate\t"]
+        b.case["headersRead"] = [c]
     elif v in ("missing", "empty"):
         key = rng.choice(["id", "realm", "method", "intent", "request"])
         c2 = dict(c)

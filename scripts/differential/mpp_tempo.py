@@ -92,6 +92,8 @@ def answer_variants(rng, base, keys):
     return [lit], f"pushed literal {json.dumps(lit)[:30]}"
 
 
+# An EIP-55 (mixed-case) address: a charge's `call.to` keeps its token's as written, as the reference does.
+CHECKSUMMED = "0x036CbD53842c5426634e7929541eC2318f3dCF7e"
 ADDR = ["0x036C", "", None, 5, "0X20c0000000000000000000000000000000000000", "0x20c0000000000000000000000000000000000000",
         OTHER_TOKEN, "0x742d35cc6634c0532925a3b844bc9e7595f8fe00"]
 AMOUNTS = ["0", "1", "010", "-1", "1.5", "1e3", " 1", "", str(2**256), str(2**256 - 1), "9" * 79, 10000, None]
@@ -108,7 +110,7 @@ SPLITS = [
     [{"recipient": "0x742d35Cc6634C0532925a3b844Bc9e7595f8fE00", "amount": str(2**256 - 1)}] * 2,
 ]
 FIELDS = [
-    (("amount",), AMOUNTS), (("currency",), ADDR), (("recipient",), ADDR),
+    (("amount",), AMOUNTS), (("currency",), ADDR + [CHECKSUMMED] * 4), (("recipient",), ADDR + [CHECKSUMMED]),
     (("methodDetails", "chainId"), [1, 42431, 4217, 0, -1, 1.5, "42431", 2**53, 2**53 - 1, None, True]),
     (("methodDetails", "supportedModes"), [["pull"], ["push"], ["pull", "push"], [], ["x"], "pull", None, [5]]),
     (("methodDetails", "feePayer"), [True, False, None, "true", 1]),

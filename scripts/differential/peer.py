@@ -24,6 +24,7 @@ import httpx
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
 from eth_account import Account
 from eth_account.messages import encode_typed_data
+from eth_utils import to_checksum_address
 
 import integraledger_terms as t
 from integraledger_terms import _gate
@@ -248,6 +249,9 @@ def edited(answer, edit):
     return answer
 
 
+HEX = frozenset("0123456789abcdefABCDEF")
+
+
 def word(value):
     return f"{value:064x}"
 
@@ -264,10 +268,15 @@ def signed_transaction(spec, request):
         data = data[:10] + word(int(spec["recipient"], 16)) + data[74:]
     if "amount" in spec:
         data = data[:74] + word(int(spec["amount"]))
+    to = spec.get("to", call.get("to"))
+    if isinstance(to, str) and len(to) == 42 and to.startswith("0x") and all(c in HEX for c in to[2:]):
+        # eth-account signs a `to` only in its checksum form; the address is the same 20 bytes in any case, as the
+        # crate's side (examples/differential/answers.rs) reads it.
+        to = to_checksum_address(to)
     tx = {
         "type": 2, "chainId": spec.get("chainId", request.get("chainId")), "nonce": spec["nonce"],
         "maxPriorityFeePerGas": int(spec["maxPriorityFeePerGas"]), "maxFeePerGas": int(spec["maxFeePerGas"]),
-        "gas": spec["gas"], "to": spec.get("to", call.get("to")), "value": 0, "data": data, "accessList": [],
+        "gas": spec["gas"], "to": to, "value": 0, "data": data, "accessList": [],
     }
     raw = "0x" + bytes(Account.sign_transaction(tx, spec["key"]).raw_transaction).hex()
     return edit_signature(raw, spec.get("edit", "none"))

@@ -6,13 +6,18 @@
 //! The reference's caps: a value of at most [`MAX_FIELD_CHARS`] UTF-16 code units and at most [`MAX_CHALLENGES`]
 //! `Payment` challenges in all (`mpp/header-malformed`); a quoted-string holds no CR, LF or other control character
 //! but HTAB, and no character past U+00FF (obs-text is Latin-1). A parameter repeated, or one of `id`, `realm`,
-//! `method`, `intent` and `request` missing or empty, is `mpp/challenge-malformed`. Nothing else is read here: the
+//! `method`, `intent` and `request` missing or empty, is `mpp/challenge-malformed`; a repeat is any name given twice
+//! in one `Payment` challenge (case-insensitively), MPP's or not, as RFC 9110 (section 11.2) allows each name once.
+//! Optional whitespace (OWS, BWS) is spaces and tabs wherever the grammar has it; the `1*SP` between a scheme and its
+//! token68 or first parameter is spaces alone, as RFC 9110 writes it. Nothing else is read here: the
 //! `request`, `expires` and `opaque` values are checked where a pairing reads the list.
 //!
 //! Why not the `mpp` crate's reader (`mpp::parse_www_authenticate_all`, tried at 0.15.1 and 0.18.2 on 2026-12-01):
 //! it decodes `request` while it reads the header, so `mpp-challenge.json`'s MV9 (whose requests are `"..."`) reads
 //! no challenge; and it has none of the reference's caps: 33 challenges are all read, a 17 KiB `opaque` is read
 //! (its 16 KiB cap is on `request` alone), and a CR LF inside a quoted value is kept.
+
+use std::collections::HashSet;
 
 use serde_json::{Map, Value};
 
@@ -77,6 +82,15 @@ pub enum ChallengeError {
         /// The parameter, lower-cased.
         name: &'static str,
     },
+    /// A `Payment` challenge repeats a parameter that is not one of MPP's (RFC 9110 allows each name once per
+    /// challenge, whatever it is).
+    #[error("Payment challenge {challenge} repeats the parameter {name}")]
+    DuplicateOtherParameter {
+        /// The challenge.
+        challenge: usize,
+        /// The parameter, lower-cased.
+        name: String,
+    },
     /// A `Payment` challenge lacks one of `id`, `realm`, `method`, `intent`, `request`, or has it empty.
     #[error("Payment challenge {challenge} has no {name}, or an empty one")]
     MissingParameter {
@@ -92,7 +106,9 @@ impl ChallengeError {
     /// `mpp/header-malformed`.
     pub const fn refusal(&self) -> Refusal {
         match self {
-            Self::DuplicateParameter { .. } | Self::MissingParameter { .. } => Refusal::mpp(Reason::ChallengeMalformed),
+            Self::DuplicateParameter { .. } | Self::DuplicateOtherParameter { .. } | Self::MissingParameter { .. } => {
+                Refusal::mpp(Reason::ChallengeMalformed)
+            }
             _ => Refusal::mpp(Reason::HeaderMalformed),
         }
     }
@@ -124,8 +140,12 @@ pub fn decode_challenges(values: &[&str]) -> Result<Value, ChallengeError> {
                 continue;
             }
             let challenge = out.len();
-            if let Some(name) = parsed.duplicate {
-                return Err(ChallengeError::DuplicateParameter { challenge, name });
+            match parsed.duplicate {
+                Some(Duplicate::Mpp(name)) => return Err(ChallengeError::DuplicateParameter { challenge, name }),
+                Some(Duplicate::Other(name)) => {
+                    return Err(ChallengeError::DuplicateOtherParameter { challenge, name });
+                }
+                None => {}
             }
             let given = |name: &str| parsed.params.iter().any(|(k, v)| *k == name && !v.is_empty());
             if let Some(name) = REQUIRED.into_iter().find(|name| !given(name)) {
@@ -142,22 +162,48 @@ pub fn decode_challenges(values: &[&str]) -> Result<Value, ChallengeError> {
     Ok(Value::Array(out))
 }
 
-/// One challenge of a value: its scheme, MPP's parameters it carries, and the first one it repeats.
+/// The first parameter name a challenge repeats: one of MPP's, or another (lower-cased).
+enum Duplicate {
+    Mpp(&'static str),
+    Other(String),
+}
+
+/// One challenge of a value: its scheme, MPP's parameters it carries, the other names it carries (lower-cased), and
+/// the first name it repeats.
 struct Parsed<'s> {
     scheme: &'s str,
     params: Vec<(&'static str, String)>,
-    duplicate: Option<&'static str>,
+    others: HashSet<String>,
+    duplicate: Option<Duplicate>,
 }
 
-impl Parsed<'_> {
-    /// Keeps the parameter when it is one of MPP's (names are case-insensitive), noting a repeat.
+impl<'s> Parsed<'s> {
+    fn new(scheme: &'s str) -> Self {
+        Self { scheme, params: Vec::new(), others: HashSet::new(), duplicate: None }
+    }
+
+    /// Keeps the parameter when it is one of MPP's, noting a repeat of any name (names are case-insensitive, and
+    /// RFC 9110 allows each once per challenge). Only a `Payment` challenge's names are noted: another scheme's
+    /// parameters are not read.
     fn add(&mut self, name: &str, value: String) {
-        let Some(known) = PARAMS.into_iter().find(|p| p.eq_ignore_ascii_case(name)) else { return };
-        if self.params.iter().any(|(k, _)| *k == known) {
-            self.duplicate = self.duplicate.or(Some(known));
-        } else {
-            self.params.push((known, value));
+        if !self.scheme.eq_ignore_ascii_case("payment") {
+            return;
         }
+        let repeat = if let Some(known) = PARAMS.into_iter().find(|p| p.eq_ignore_ascii_case(name)) {
+            if !self.params.iter().any(|(k, _)| *k == known) {
+                self.params.push((known, value));
+                return;
+            }
+            Duplicate::Mpp(known)
+        } else {
+            let lower = name.to_ascii_lowercase();
+            if !self.others.contains(&lower) {
+                self.others.insert(lower);
+                return;
+            }
+            Duplicate::Other(lower)
+        };
+        self.duplicate.get_or_insert(repeat);
     }
 }
 
@@ -313,10 +359,15 @@ impl<'s> Reader<'s> {
                 }
                 continue;
             }
-            out.push(Parsed { scheme: name, params: Vec::new(), duplicate: None });
+            out.push(Parsed::new(name));
+            // A bare scheme: OWS (spaces and tabs), then the list's comma or the end.
+            let after = self.i;
+            self.ows();
             if self.at_end() || self.peek() == Some(b',') {
                 continue;
             }
+            self.i = after;
+            // Else `1*SP` (RFC 9110's challenge rule: spaces alone, no tab) and a token68 or the first parameter.
             if self.peek() != Some(b' ') {
                 return Err(self.grammar());
             }

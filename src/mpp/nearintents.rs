@@ -29,6 +29,7 @@ static PIECE: Piece = Piece {
     method: &NEAR_INTENTS_CHARGE,
     payer: Payer::Account { namespace: None, address: any_address, field: None, on: on_network },
     inputs: &[],
+    now: false,
 };
 
 /// Any address CAIP-10 allows: the deposit is the buyer's own, and nothing here is built from it.
@@ -59,7 +60,7 @@ impl Pairing for NearIntents {
     }
 
     /// The first challenge offering the pairing whose `originNetwork` is the account's network and which has not
-    /// expired at `ctx.now`. The choice is `{challenge, now}`.
+    /// expired at `ctx.now`. The choice is `{challenge}`, as the reference's: nothing is built from it.
     fn choose(&self, read: &Advertised<'_>, ctx: &ChooseContext<'_>) -> Result<Chosen, Refusal> {
         PIECE.choose(read, ctx)
     }

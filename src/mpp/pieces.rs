@@ -86,6 +86,10 @@ pub(crate) struct Piece {
     pub(crate) payer: Payer,
     /// The buyer's inputs the choice keeps (the pairing's [`Pairing::inputs`](crate::Pairing::inputs)).
     pub(crate) inputs: &'static [InputSpec],
+    /// Whether the choice keeps the buyer's clock, `now`, as the reference's piece of the pairing does (its rail's
+    /// `now`): every EVM and confirm-only piece; not a rail whose build reads no time (the Solana charges, NEAR
+    /// Intents).
+    pub(crate) now: bool,
 }
 
 impl Piece {
@@ -94,21 +98,21 @@ impl Piece {
     pub(crate) const fn evm(pairing: &'static str, method: &'static Method, inputs: &'static [InputSpec]) -> Self {
         let payer =
             Payer::Account { namespace: Some("eip155"), address: is_address_str, field: Some("from"), on: on_network };
-        Self { pairing, method, payer, inputs }
+        Self { pairing, method, payer, inputs, now: true }
     }
 
     /// A pairing with nothing for the buyer to sign: the first challenge offering the pairing, on any account; the
     /// choice `{challenge, now}`.
     pub(crate) const fn confirm_only(pairing: &'static str, method: &'static Method) -> Self {
-        Self { pairing, method, payer: Payer::Nobody, inputs: &[] }
+        Self { pairing, method, payer: Payer::Nobody, inputs: &[], now: true }
     }
 
     /// The first challenge of the offer, in document order, that offers the pairing ([`checked_for`]) on the
     /// account's network and has not expired at `ctx.now`, with the choice the build takes: `{challenge, <payer
-    /// field>, now, …inputs}` (the buyer's inputs the piece names, where given; the gate has checked them). An
-    /// account the payer does not take, or no such challenge, is `mpp/no-payable-option`; a challenge that would be
-    /// chosen but for its `expires` is skipped, and when only such challenges are left the refusal is
-    /// `mpp/challenge-expired`.
+    /// field>, now, …inputs}` (`now` where the piece keeps it; the buyer's inputs the piece names, where given; the
+    /// gate has checked them). An account the payer does not take, or no such challenge, is `mpp/no-payable-option`;
+    /// a challenge that would be chosen but for its `expires` is skipped, and when only such challenges are left the
+    /// refusal is `mpp/challenge-expired`.
     pub(crate) fn choose(&self, read: &Advertised<'_>, ctx: &ChooseContext<'_>) -> Result<Chosen, Refusal> {
         let no_option = || Refusal::mpp(Reason::NoPayableOption);
         let Offer::Challenges(list) = &read.offer else { return Err(no_option()) };
@@ -144,7 +148,9 @@ impl Piece {
         if let Some((a, Some(field), _)) = &account {
             choice.insert((*field).into(), Value::String(a.address.clone()));
         }
-        choice.insert("now".into(), Value::from(ctx.now));
+        if self.now {
+            choice.insert("now".into(), Value::from(ctx.now));
+        }
         for spec in self.inputs {
             if let Some(v) = ctx.inputs.member(spec.name) {
                 choice.insert(spec.name.into(), v.clone());

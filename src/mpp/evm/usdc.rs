@@ -41,6 +41,7 @@ const GATEWAY_PIECE: Piece = Piece {
     method: &USDC_CHARGE,
     payer: Payer::Account { namespace: None, address: any_address, field: Some("from"), on: accepts_source },
     inputs: &[],
+    now: true,
 };
 
 /// The Gateway profile's pairing.

@@ -112,7 +112,7 @@ fn is_solana_address(text: &str) -> bool {
 const fn piece(pairing: &'static str, method: &'static Method, inputs: &'static [InputSpec]) -> Piece {
     let payer =
         Payer::Account { namespace: Some("solana"), address: is_solana_address, field: Some("payer"), on: on_network };
-    Piece { pairing, method, payer, inputs }
+    Piece { pairing, method, payer, inputs, now: false }
 }
 
 /// `mpp/charge/solana`.
@@ -162,24 +162,37 @@ impl Pairing for SolanaCharge {
 
     /// The piece's choice, then the buyer's inputs the chosen request leaves to the buyer (`mpp/input-missing`
     /// where one is absent or not of its form): the mint's decimals and token program unless the details name them
-    /// (none for `sol`), a recent blockhash unless they name one, and the compute budget where given.
+    /// (none for `sol`), a recent blockhash unless they name one, and the compute budget where given. The choice is
+    /// the reference's, `{challenge, payer, …inputs}`: only the inputs the request leaves to the buyer are kept (the
+    /// build reads the request's own first), and no `now` (the build reads no time).
     fn choose(&self, read: &Advertised<'_>, ctx: &ChooseContext<'_>) -> Result<Chosen, Refusal> {
-        let chosen = self.piece.choose(read, ctx)?;
+        let mut chosen = self.piece.choose(read, ctx)?;
         let challenge = chosen.build_input.member("challenge").ok_or(Refusal::mpp(Reason::NoPayableOption))?;
         let checked = super::challenge::checked_for(challenge, self.piece.pairing, self.piece.method)?;
         let d = self.details(checked.request());
         let native =
             !self.transaction_only && checked.request().member("currency").and_then(Value::as_str) == Some("sol");
+        // Whether the build takes the input from the buyer: what the request leaves out.
+        let buyers = |k: &str| match k {
+            "decimals" => !native && !d.member("decimals").is_some_and(Value::is_number),
+            "tokenProgram" => !native && !d.member("tokenProgram").is_some_and(Value::is_string),
+            "recentBlockhash" => !d.member("recentBlockhash").is_some_and(Value::is_string),
+            _ => true,
+        };
         let given = |k: &str| ctx.inputs.member(k);
         let uint = |k: &str| given(k).and_then(|v| uint_in(v, crate::json::MAX_SAFE_INTEGER as u64)).is_some();
         let text = |k: &str| given(k).and_then(Value::as_str).is_some_and(|s| !s.is_empty());
-        let missing = (!native && !d.member("decimals").is_some_and(Value::is_number) && !uint("decimals"))
-            || (!native && !d.member("tokenProgram").is_some_and(Value::is_string) && !text("tokenProgram"))
-            || (!d.member("recentBlockhash").is_some_and(Value::is_string) && !text("recentBlockhash"))
+        let missing = (buyers("decimals") && !uint("decimals"))
+            || (buyers("tokenProgram") && !text("tokenProgram"))
+            || (buyers("recentBlockhash") && !text("recentBlockhash"))
             || (given("computeUnitLimit").is_some() && !uint("computeUnitLimit"))
             || given("computeUnitPrice").is_some_and(|v| !v.as_str().is_some_and(crate::decimal::is_decimal));
         if missing {
             return Err(Refusal::mpp(Reason::InputMissing));
+        }
+        let offered: Vec<&str> = self.piece.inputs.iter().map(|spec| spec.name).filter(|k| !buyers(k)).collect();
+        for name in offered {
+            chosen.build_input.shift_remove(name);
         }
         Ok(chosen)
     }

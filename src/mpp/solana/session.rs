@@ -75,6 +75,7 @@ static PIECE: Piece = Piece {
         on: on_network,
     },
     inputs: &INPUTS,
+    now: true,
 };
 
 /// A refusal in the `svm` namespace.

@@ -129,7 +129,8 @@ pub(super) struct ChargeRequest<'a> {
 /// The charge's request: `transferWithMemo` of the amount less the splits to the recipient with the attribution memo
 /// over the realm, the challenge id and the buyer's `clientId`, then each split in order, all on `currency`, as
 /// `call` (`calls` where the challenge names splits) with `chainId`, `validBefore` (the challenge's `expires`,
-/// `mpp/expires-required` without one) and `broadcast`.
+/// `mpp/expires-required` without one) and `broadcast`. Each call's `to` is `currency` as the challenge wrote it,
+/// its case kept.
 pub(super) fn charge_request<'a>(
     piece: &Piece,
     chosen: &'a Chosen,
@@ -148,6 +149,9 @@ pub(super) fn charge_request<'a>(
     let r = c.request();
     let malformed = || Refusal::mpp(Reason::RequestMalformed);
     let currency = address_in(r.member("currency")).ok_or_else(malformed)?;
+    // The token's address as the challenge wrote it (`address_in` has read it as `0x` and 40 hex digits): its EIP-55
+    // checksum case kept, since a wallet shows it to a person, as the reference hands it.
+    let token = r.member("currency").and_then(Value::as_str).unwrap_or_default();
     let recipient = address_in(r.member("recipient")).ok_or_else(malformed)?;
     let amount = crate::mpp::values::decimal_of(r.member("amount")).ok_or_else(malformed)?;
     let memo = attribution_memo(c.text("realm"), c.text("id"), client_id);
@@ -155,7 +159,7 @@ pub(super) fn charge_request<'a>(
         .map_err(|_| Refusal::mpp(Reason::InputMalformed))?;
     let call_json = |call: &crate::rail::tempo::transaction::TempoCall| {
         let mut m = Map::with_capacity(2);
-        m.insert("to".into(), Value::from(to_hex(currency.as_slice())));
+        m.insert("to".into(), Value::from(token));
         m.insert("data".into(), Value::from(to_hex(&call.input)));
         Value::Object(m)
     };

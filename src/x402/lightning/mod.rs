@@ -81,7 +81,7 @@ fn invoice_of(o: &Map<String, Value>) -> &str {
 /// (`ln/no-metadata`), or absent (`ln/not-this-pairing`); its `h` is one 32-byte field equal to `extra.requestHash`
 /// (`ln/request-hash-mismatch`); its currency is the option's network's (`ln/currency-network`); and the option's own
 /// fields are of their form (`x402/option-malformed`): `paymentFlow` upfront, asset `BTC`, a 33-byte node id
-/// `payTo`, a positive amount and a timeout.
+/// `payTo`, a positive amount of at most 78 digits (past 2^256, as the reference reads it) and a timeout.
 fn check_option(o: &Map<String, Value>, m: Metadata<'_>) -> Result<Bolt11, Refusal> {
     let b = decode(invoice_of(o))?;
     match m {
@@ -105,12 +105,19 @@ fn check_option(o: &Map<String, Value>, m: Metadata<'_>) -> Result<Bolt11, Refus
     let fields_ok = extra.and_then(|e| e.member("paymentFlow")).and_then(Value::as_str) == Some("upfront")
         && o.member("asset").and_then(Value::as_str) == Some("BTC")
         && pay_to.is_some_and(|p| p.len() == 66 && p.bytes().all(|b| matches!(b, b'0'..=b'9' | b'a'..=b'f')))
-        && amount.is_some_and(|a| a.len() <= 78 && !a.starts_with('0') && parse_atomic(a).is_some())
+        && amount.is_some_and(is_amount)
         && o.member("maxTimeoutSeconds").and_then(timeout_seconds).is_some();
     if !fields_ok {
         return Err(Refusal::x402(Reason::OptionMalformed));
     }
     Ok(b)
+}
+
+/// An option's amount as the reference reads it: a positive integer in canonical decimal (digits, the first not `0`)
+/// of at most 78 digits, so up to 10^78 - 1, past 2^256 - 1 (the option's amount is the seller's statement; the node
+/// pays the invoice's own amount). [`Pairing::quote`] reads it into a U256, and gives no quote past that.
+fn is_amount(text: &str) -> bool {
+    crate::decimal::is_decimal(text) && !text.starts_with('0')
 }
 
 fn served(o: &Map<String, Value>, m: Metadata<'_>) -> Served {
@@ -204,7 +211,8 @@ impl Pairing for Lnbtc {
     }
 
     /// The option's amount (millisatoshi, as the invoice's) of `BTC` to its `payTo` node, on its network, scheme
-    /// `exact`. The invoice's expiry is the node's to enforce; the quote names no window.
+    /// `exact`. The invoice's expiry is the node's to enforce; the quote names no window. An amount the option may
+    /// carry past 2^256 - 1 (its filter takes 78 digits, as the reference's) is no quote (`x402/option-malformed`).
     fn quote(&self, chosen: &Chosen) -> Result<Quote, Refusal> {
         let (_, accepted) = self.held(chosen, None)?;
         let text = |k: &str| accepted.member(k).and_then(Value::as_str).unwrap_or_default();
