@@ -21,7 +21,7 @@ use crate::gate::atr::{IDENTITY, declared_over, is_identity, read_capped, trim_h
 use crate::gate::ledger::{Failed, Ledger, Opened, Opening, entry};
 use crate::gate::{
     Agreement, AgreementPayment, AgreementReceipt, BuiltRequest, Options, Resumed, Resuming, ToApprove, ToSign,
-    build_guarded, rebuild, request_guarded, sign_steps,
+    build_request, rebuild, sign_steps,
 };
 use crate::gate::{Answered, Role, journal_failed, spend_check};
 use crate::hash::{AtrHash, atr_hash, hash_equals};
@@ -512,23 +512,17 @@ async fn send(
     }
 }
 
-/// The selected agreement payment, built: nothing to sign is no agreement payment.
+/// The selected agreement payment, built as `confirm` builds a payment: nothing to sign is no agreement payment.
 fn build_agreement<'a>(
     pairing: &'a dyn Pairing,
     chosen: &'a Chosen,
     bytes: &'a [u8],
     h: &AtrHash,
 ) -> Result<BuiltRequest<'a>, Declined> {
-    let unsigned = match build_guarded(pairing, chosen, bytes, h) {
-        Ok(u) => u,
-        Err(r) if r.is_nothing_to_sign() => {
-            return Err(Declined::new(DeclineCode::OfferUnreadable, "The agreement payment gave nothing to sign."));
-        }
-        Err(r) => return Err(Declined::new(DeclineCode::OfferUnreadable, r.code())),
-    };
-    let request = request_guarded(pairing, unsigned.as_ref())
-        .map_err(|r| Declined::new(DeclineCode::OfferUnreadable, r.code()))?;
-    Ok((Some(unsigned), request))
+    match build_request(pairing, chosen, bytes, h)? {
+        (None, _) => Err(Declined::new(DeclineCode::OfferUnreadable, "The agreement payment gave nothing to sign.")),
+        built => Ok(built),
+    }
 }
 
 /// Signs the built agreement payment: the signer is called once (or once per step, each step recorded first where
