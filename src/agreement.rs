@@ -436,9 +436,9 @@ async fn resume<'a>(
     signer: &dyn Signer,
 ) -> Result<(Ledger<'a>, Payment), Declined> {
     let chosen = resumed.choice(pairing, signer.account())?;
-    let (built, from) = rebuild(pairing, &chosen, resumed)?;
+    let (built, from) = rebuild(pairing, chosen, resumed)?;
     let (bytes, h) = (&resumed.bytes[..], resumed.h);
-    match sign_agreement(pairing, &chosen, built, signer, bytes, h, Some((&ledger, from))).await {
+    match sign_agreement(pairing, chosen, built, signer, bytes, h, Some((&ledger, from))).await {
         // Its wallet was asked in the life that died: the attempt stays to be asked again.
         Err(failed) => Err(ledger.ended(failed.asked()).await),
         Ok(paid) => {

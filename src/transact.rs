@@ -175,9 +175,8 @@ async fn resume(
     options: &Options,
 ) -> Result<TransactOutcome, Declined> {
     let chosen = resumed.choice(pairing, signer.account())?;
-    let ((unsigned, request), from) = rebuild(pairing, &chosen, resumed)?;
-    let payment =
-        ToPay { chosen: &chosen, bytes: &resumed.bytes, h: resumed.h, unsigned: unsigned.as_deref(), request };
+    let ((unsigned, request), from) = rebuild(pairing, chosen, resumed)?;
+    let payment = ToPay { chosen, bytes: &resumed.bytes, h: resumed.h, unsigned: unsigned.as_deref(), request };
     match paying(payment, from, pairing, signer, fetch, options, Some(&ledger)).await {
         // Its wallet was asked in the life that died: whatever declines now, the attempt stays to be asked again.
         Err(failed) => Err(ledger.ended(failed.asked()).await),

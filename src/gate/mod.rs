@@ -457,7 +457,8 @@ pub(crate) async fn sign_steps(
         };
     };
     let moves = pairing.moves(&first);
-    let prepared = ToSign::new(bytes, Some(&first)).prepared();
+    // What the journal records of each step begins with the first request (as JSON only where there is a journal).
+    let prepared = ledger.map(|_| ToSign::new(bytes, Some(&first)).prepared());
     let mut answers: Vec<Answer> = Vec::with_capacity(MAX_STEPS);
     answers.extend(from.answers);
     let mut request = from.next.unwrap_or(first);
@@ -476,7 +477,7 @@ pub(crate) async fn sign_steps(
         match completing(bytes, chosen, &answers, pairing, built).map_err(|f| f.declined)? {
             Finish::Finished(f) => return Ok(Some(f)),
             Finish::Next(next) => {
-                if let Some(ledger) = ledger {
+                if let (Some(ledger), Some(prepared)) = (ledger, &prepared) {
                     ledger.stepped(&prepared.stepped(&answers, &next.next)).await?;
                 }
                 request = next.next;

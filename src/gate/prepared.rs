@@ -80,8 +80,8 @@ pub struct Resumed {
     pub account: String,
     /// Its H.
     pub h: AtrHash,
-    /// The choice it was built from ([`Chosen`] as JSON).
-    pub chosen: Value,
+    /// The choice it was built from.
+    pub chosen: Chosen,
     /// The ATR bytes it was built from.
     pub bytes: Vec<u8>,
     /// What the wallet was asked, and the steps answered.
@@ -95,7 +95,7 @@ impl Resumed {
         pairing: impl Into<String>,
         account: impl Into<String>,
         h: AtrHash,
-        chosen: Value,
+        chosen: Chosen,
         bytes: Vec<u8>,
         prepared: Prepared,
     ) -> Self {
@@ -104,10 +104,10 @@ impl Resumed {
 
     /// The recorded choice, checked against what is paying now: the same pairing and payer, bytes that hash to the
     /// attempt's H. Anything else is `journal/state-unknown`, and nothing is signed.
-    pub(crate) fn choice(&self, pairing: &dyn Pairing, account: &str) -> Result<Chosen, Declined> {
+    pub(crate) fn choice(&self, pairing: &dyn Pairing, account: &str) -> Result<&Chosen, Declined> {
         let unknown = |why: String| journal_failed(Reason::StateUnknown, why);
         let attempt = &self.attempt;
-        if self.pairing != pairing.id() {
+        if self.pairing != pairing.id() || self.chosen.pairing != pairing.id() {
             return Err(unknown(format!(
                 "attempt {attempt} of this purchase recorded a payment for the pairing {} and is paying with {}: \
                  only that payment may be signed; nothing was signed, and a person must look",
@@ -128,16 +128,7 @@ impl Resumed {
                  a person must look"
             )));
         }
-        let chosen: Chosen = serde_json::from_value(self.chosen.clone()).map_err(|e| {
-            unknown(format!("the journal's choice of attempt {attempt} cannot be read ({e}): nothing was signed"))
-        })?;
-        if chosen.pairing != pairing.id() {
-            return Err(unknown(format!(
-                "the journal's choice of attempt {attempt} is for the pairing {}: nothing was signed",
-                chosen.pairing
-            )));
-        }
-        Ok(chosen)
+        Ok(&self.chosen)
     }
 
     /// The decline for a rebuild that does not give what the journal recorded.

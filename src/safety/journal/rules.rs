@@ -223,7 +223,7 @@ fn resumed(prior: &Prior) -> Begun {
         return blocked("its ATR bytes are not in the journal");
     };
     let Some(h) = AtrHash::parse(&prior.resume.h) else { return blocked("its H is unreadable") };
-    let Ok(chosen) = serde_json::from_str::<Value>(&prior.resume.chosen) else {
+    let Ok(chosen) = serde_json::from_str::<crate::pairing::Chosen>(&prior.resume.chosen) else {
         return blocked("its choice is unreadable");
     };
     let p = &prior.resume;
