@@ -198,37 +198,43 @@ async fn a_wallet_that_refused_is_asked_the_same_request_on_the_next_try() {
 }
 
 /// What the journal recorded is what is asked: a record edited after the fact (the request, the pairing, the
-/// payer) is `journal/state-unknown`, and nothing is signed; a key reused for another body keeps its payment and
+/// payer, the choice, the ATR bytes, the steps) or unreadable is `journal/state-unknown`, and nothing is signed; a key reused for another body keeps its payment and
 /// pays nothing for the new body.
 #[tokio::test]
 async fn an_edited_record_or_a_reused_key_signs_nothing() {
-    let edits: [(&str, &str); 4] = [
+    let set = |column: &str, value: &str| format!("UPDATE attempts SET {column} = '{value}'");
+    // Each edit, and the words of the refusal it meets.
+    let edits = [
         (
-            "prepared",
-            r#"{"request":{"kind":"eip712","typedData":{"domain":{},"types":{},"primaryType":"X","message":{}}}}"#,
+            set(
+                "prepared",
+                r#"{"request":{"kind":"eip712","typedData":{"domain":{},"types":{},"primaryType":"X","message":{}}}}"#,
+            ),
+            "journal's request of attempt",
         ),
-        ("pairing", "x402/exact/eip155/permit2"),
-        ("account", "eip155:84532:0x70997970C51812dc3A010C7d01b50e0d17dc79C8"),
-        ("chosen", r#"{"pairing":"x402/exact/eip155/eip3009","choice":{},"reference":"r"}"#),
+        (set("pairing", "x402/exact/eip155/permit2"), "recorded a payment for the pairing"),
+        (set("account", "eip155:84532:0x70997970C51812dc3A010C7d01b50e0d17dc79C8"), "recorded a payment from"),
+        (set("chosen", r#"{"pairing":"x402/exact/eip155/eip3009","choice":{},"reference":"r"}"#), "choice"),
+        (set("prepared", "not json"), "that record is unreadable"),
+        ("UPDATE atr SET bytes = x'00'".to_owned(), "do not hash to its H"),
+        (
+            "UPDATE attempts SET prepared = json_set(prepared, '$.answers', json('[\"0x00\"]'))".to_owned(),
+            "journal's steps of attempt",
+        ),
     ];
-    for (column, value) in edits {
+    for (edit, words) in edits {
         let dir = tempfile::tempdir().unwrap();
         let path = dir.path().join("journal.db");
         let journal: Arc<dyn Journal> = Arc::new(SqliteJournal::open(&path).unwrap());
         let wallet = Recording::new(0);
         let dying = Arc::new(Dying::new(journal.clone(), At::Signed));
         let _ = pay(dying, &wallet, NOW, purchase()).await;
-        rusqlite::Connection::open(&path)
-            .unwrap()
-            .execute(&format!("UPDATE attempts SET {column} = ?1"), [value])
-            .unwrap();
+        assert_eq!(rusqlite::Connection::open(&path).unwrap().execute(&edit, []).unwrap(), 1, "{edit}");
         let got = pay(journal.clone(), &wallet, LATER, purchase()).await;
         let cause = refused(&got, DeclineCode::JournalFailed, "journal/state-unknown");
-        assert!(
-            cause.contains("nothing was signed") || cause.contains("nothing new may be signed"),
-            "{column}: {cause}"
-        );
-        assert_eq!(wallet.asked().len(), 1, "{column}: the wallet is not asked again");
+        assert!(cause.contains(words), "{edit}: {cause}");
+        assert!(cause.contains("nothing was signed") || cause.contains("nothing new may be signed"), "{edit}: {cause}");
+        assert_eq!(wallet.asked().len(), 1, "{edit}: the wallet is not asked again");
     }
 
     // The same key, another body: the earlier payment stands, and the new body is not paid under that key.
