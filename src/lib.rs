@@ -41,6 +41,7 @@ pub mod config;
 pub mod contract;
 mod decimal;
 mod decline;
+pub mod discovery;
 mod env;
 mod fetch;
 mod gate;
