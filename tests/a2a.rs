@@ -148,9 +148,7 @@ fn metadata_under_another_uri_or_version_is_no_legal_context() {
         assert_eq!(code(&under(key, good.clone())), "a2a/no-legal-context", "{key}");
     }
     // Not in metadata, or no metadata object at all.
-    for task in
-        [json!({URI: good.clone()}), json!({"metadata": [good.clone()]}), json!({"metadata": null}), json!(null)]
-    {
+    for task in [json!({URI: &good}), json!({"metadata": [&good]}), json!({"metadata": null}), json!(null)] {
         assert_eq!(code(&task), "a2a/no-legal-context", "{task}");
     }
     // A header value over 8 KiB activates nothing, however few its elements; one of exactly 8 KiB does.

@@ -269,11 +269,10 @@ fn unfetchable(got: &Result<Found, DiscoveryError>) -> String {
 fn a_document_is_read_with_its_etag_and_the_etag_is_sent_back() {
     let etag = "\"v1-abc\"";
     let (got, server, loopback) = read_with(vec![Act::ok(document()).header("ETag", etag)], None);
-    let Ok(Found::Document(Discovered { url, document: read, ignored, etag: kept, bytes, .. })) = got else {
-        panic!("{got:?}")
-    };
+    let Ok(Found::Document(found)) = got else { panic!("{got:?}") };
+    let Discovered { url, document: read, ignored, etag: kept, bytes, .. } = *found;
     assert_eq!(url, format!("https://{HOST}{WELL_KNOWN_PATH}"));
-    assert_eq!(loopback.asked(), [url.clone()]);
+    assert_eq!(loopback.asked(), std::slice::from_ref(&url));
     let seen = server.seen();
     assert_eq!(seen[0].line, format!("GET {WELL_KNOWN_PATH} HTTP/1.1"));
     assert_eq!(seen[0].header("accept-encoding"), Some("identity"));

@@ -17,7 +17,7 @@ use crate::link::is_https_link;
 #[non_exhaustive]
 pub enum Found {
     /// It serves one, read and checked.
-    Document(Discovered),
+    Document(Box<Discovered>),
     /// It serves the same document as the ETag given names (status 304 to `If-None-Match`).
     NotModified {
         /// The document's URL.
@@ -124,7 +124,8 @@ pub async fn fetch(fetch: &dyn Fetch, service: &str, etag: Option<&str>) -> Resu
             let etag = got.header("etag");
             let bytes = got.body.unwrap_or_default();
             let parsed = parse(&bytes).map_err(|refusal| DiscoveryError::Refused { url: url.clone(), refusal })?;
-            Ok(Found::Document(Discovered { url, document: parsed.document, ignored: parsed.ignored, etag, bytes }))
+            let discovered = Discovered { url, document: parsed.document, ignored: parsed.ignored, etag, bytes };
+            Ok(Found::Document(Box::new(discovered)))
         }
         Ok(Got { status: 304, .. }) if etag.is_some() => Ok(Found::NotModified { url }),
         Ok(Got { status: status @ (404 | 410), .. }) => Ok(Found::NotServed { url, status }),
