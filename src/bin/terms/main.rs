@@ -53,7 +53,8 @@ struct Cli {
 
 #[derive(Subcommand, Debug)]
 enum Command {
-    /// Probe URL: show the offer, fetch and compare the terms, show the policy's verdict. Signs nothing.
+    /// Probe URL: show the offer, fetch and compare the terms, show the policy's verdict and the seller's discovery
+    /// document (LCP §2). Signs nothing.
     Check(RequestArgs),
     /// Request URL and pay the 402 it answers.
     Pay {
