@@ -52,6 +52,11 @@ fuzz_target!(|data: &[u8]| {
         }
         Err(refusal) => assert!(refusal.code().starts_with("a2a/"), "{refusal}"),
     }
-    let _ = a2a::place(&task, "0xba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad", "https://a.test/x", None)
-        .map(|t: Value| assert!(t.get("metadata").is_some_and(Value::is_object)));
+    let _ = a2a::place(
+        &task,
+        "0xba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad",
+        "https://a.test/x",
+        None,
+    )
+    .map(|t: Value| assert!(t.get("metadata").is_some_and(Value::is_object)));
 });
