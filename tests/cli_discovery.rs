@@ -129,7 +129,9 @@ fn h_of(text: &[u8]) -> String {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn check_shows_the_document_beside_the_offer() {
-    let doc = json!({"terms": "https://seller.test/terms.md", "atrHash": seller::h(), "acceptanceRequired": false, "x-note": 1});
+    let doc = json!({
+        "terms": "https://seller.test/terms.md", "atrHash": seller::h(), "acceptanceRequired": false, "x-note": 1
+    });
     let run = Run::new(served(&doc), "").await;
     let (code, said) = run.check().await;
     assert_eq!(code, Some(0), "{said}");

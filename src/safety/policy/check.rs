@@ -1,5 +1,5 @@
-//! The checks of one payment against the index: resource, network, seller, acceptance, unknown amount, asset, payee, cap (and
-//! the probation cap), window, budgets, approval, in that order, the first refusal returned.
+//! The checks of one payment against the index: resource, network, seller, acceptance, unknown amount, asset, payee,
+//! cap (and the probation cap), window, budgets, approval, in that order, the first refusal returned.
 
 use std::borrow::Cow;
 

@@ -35,10 +35,11 @@
 //! - **seller** (`seller-unproven`, ours): with `unproven = "refuse"`, a payment to a seller the policy does not count
 //!   as proven refuses, whatever it pays (before the amount is read: a charge of unknown amount too).
 //! - **acceptance** (`acceptance-required`, ours): with `acceptance_required = "refuse"`, a payment to a seller whose
-//!   discovery document says `acceptanceRequired: true` ([`Options::acceptance_required`](crate::Options::acceptance_required),
-//!   read with [`discovery::fetch`](crate::discovery::fetch)) refuses, whatever it pays; with `"approve"` it is
-//!   allowed only once a person approves it (every later rule still applies). A document not read, or one that does
-//!   not say `true`, states no requirement. The default, `"allow"`, reads nothing.
+//!   discovery document says `acceptanceRequired: true`
+//!   ([`Options::acceptance_required`](crate::Options::acceptance_required), read with
+//!   [`discovery::fetch`](crate::discovery::fetch)) refuses, whatever it pays; with `"approve"` it is allowed only
+//!   once a person approves it (every later rule still applies). A document not read, or one that does not say
+//!   `true`, states no requirement. The default, `"allow"`, reads nothing.
 //! - **unknown amount** (`amount-unknown`): a quote that names no amount (a card or checkout charge) is refused, or,
 //!   with `unknown_amount = "approve"`, allowed only once a person approves it (after the window rule; no asset,
 //!   payee, cap or budget rule applies, as the quote names none).
