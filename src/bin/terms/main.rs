@@ -1,6 +1,8 @@
 //! `terms`: pay a 402 from the command line, with the gate's terms check, a spend policy and a journal.
 #![forbid(unsafe_code)]
 
+mod discovery;
+
 use std::path::PathBuf;
 use std::process::ExitCode;
 use std::sync::Arc;
@@ -13,7 +15,7 @@ use terms::safety::journal::{HistoryFilter, Journal, JournalConfig, JournalTarge
 use terms::safety::policy::Policy;
 use terms::safety::recovery::Action;
 use terms::safety::{Allowed, PolicyRefusal, Spend, SpendPolicy};
-use terms::{Reason, U256, Wallet};
+use terms::{Options, Reason, U256, Wallet};
 
 const EXIT_CODES: &str = "Exit codes (by the recovery of the outcome):
   0  success (paid and answered, or nothing to pay)
@@ -51,7 +53,8 @@ struct Cli {
 
 #[derive(Subcommand, Debug)]
 enum Command {
-    /// Probe URL: show the offer, fetch and compare the terms, show the policy's verdict. Signs nothing.
+    /// Probe URL: show the offer, fetch and compare the terms, show the policy's verdict and the seller's discovery
+    /// document (LCP §2). Signs nothing.
     Check(RequestArgs),
     /// Request URL and pay the 402 it answers.
     Pay {
@@ -175,9 +178,11 @@ async fn read_journal(setup: &Setup) -> Result<Arc<dyn Journal>, Fail> {
     config::read_journal(&setup.journal, JournalConfig::default()).await.map_err(|e| Fail(2, format!("journal: {e}")))
 }
 
-async fn client(setup: &Setup, max: Option<&str>) -> Result<Client, Fail> {
+/// The client, with `--max` and the policy, and what the seller's discovery document says of signed acceptance.
+async fn client(setup: &Setup, max: Option<&str>, acceptance: Option<bool>) -> Result<Client, Fail> {
     let journal = journal(setup).await?;
-    let mut builder = Client::builder(WalletRef(wallet(&setup.config)?)).journal(journal);
+    let options = acceptance.map_or_else(Options::new, |a| Options::new().acceptance_required(a));
+    let mut builder = Client::builder(WalletRef(wallet(&setup.config)?)).options(options).journal(journal);
     let policy: Option<Arc<dyn SpendPolicy>> = match max {
         Some(m) => {
             let max = m.parse::<U256>().map_err(|_| Fail(2, format!("--max {m} is not an amount in atomic units")))?;
@@ -209,12 +214,19 @@ impl Wallet for WalletRef {
 /// stand-in seller on loopback. Release builds have no such route.
 #[cfg(feature = "loopback")]
 fn route(builder: terms::client::ClientBuilder) -> Result<terms::client::ClientBuilder, Fail> {
-    let Ok(spec) = std::env::var("TERMS_LOOPBACK") else { return Ok(builder) };
-    let (host, addr) = spec.split_once('=').ok_or_else(|| Fail(2, "TERMS_LOOPBACK is host=address".into()))?;
-    let addr = addr.parse().map_err(|_| Fail(2, "TERMS_LOOPBACK's address".into()))?;
+    let Some((host, addr)) = loopback_route()? else { return Ok(builder) };
     let fetch =
         terms::http::LoopbackFetch::new().and_then(|f| f.route(host, addr)).map_err(|e| Fail(2, e.to_string()))?;
     Ok(builder.fetch(fetch))
+}
+
+/// `TERMS_LOOPBACK`'s host and address, where it is set.
+#[cfg(feature = "loopback")]
+fn loopback_route() -> Result<Option<(String, std::net::SocketAddr)>, Fail> {
+    let Ok(spec) = std::env::var("TERMS_LOOPBACK") else { return Ok(None) };
+    let (host, addr) = spec.split_once('=').ok_or_else(|| Fail(2, "TERMS_LOOPBACK is host=address".into()))?;
+    let addr = addr.parse().map_err(|_| Fail(2, "TERMS_LOOPBACK's address".into()))?;
+    Ok(Some((host.to_owned(), addr)))
 }
 
 #[cfg(not(feature = "loopback"))]
@@ -241,13 +253,10 @@ fn outgoing(args: &RequestArgs) -> Result<Outgoing, Fail> {
 async fn run(cli: &Cli) -> Result<u8, Fail> {
     let setup = setup(cli)?;
     match &cli.command {
-        Command::Check(args) => {
-            let client = client(&setup, None).await?;
-            let plan = client.probe(outgoing(args)?).await.map_err(|e| Fail(3, e.to_string()))?;
-            Ok(print_plan(&plan, cli.json))
-        }
+        Command::Check(args) => discovery::check(&setup, args, cli.json).await,
         Command::Pay { request, max, dry_run } => {
-            let client = client(&setup, max.as_deref()).await?;
+            let acceptance = discovery::for_pay(&setup, &request.url).await;
+            let client = client(&setup, max.as_deref(), acceptance).await?;
             if *dry_run {
                 let plan = client.probe(outgoing(request)?).await.map_err(|e| Fail(3, e.to_string()))?;
                 return Ok(print_plan(&plan, cli.json));
@@ -332,11 +341,16 @@ async fn budget(setup: &Setup, json: bool) -> Result<u8, Fail> {
     Ok(0)
 }
 
-fn print_plan(plan: &Plan, json: bool) -> u8 {
-    let code = match (&plan.declined, &plan.policy) {
+/// The exit code of a plan: 3 where it is declined or refused, else 0.
+fn plan_code(plan: &Plan) -> u8 {
+    match (&plan.declined, &plan.policy) {
         (Some(_), _) | (_, Verdict::Refused { .. }) => 3,
         _ => 0,
-    };
+    }
+}
+
+fn print_plan(plan: &Plan, json: bool) -> u8 {
+    let code = plan_code(plan);
     if json {
         println!("{}", serde_json::to_string(plan).unwrap_or_default());
         return code;
