@@ -1,8 +1,8 @@
 //! The choice (`Chosen::build_input`) of `mpp/charge/solana`, `mpp/charge/usdc/solana` and `mpp/charge/nearintents`
-//! is the reference's member for member: over each file's B2 challenge (and the same challenge with its request
-//! leaving out what the buyer then supplies), with every input the pairing names given, the choice holds the
-//! challenge, the payer's address where the pairing keeps one, and the inputs the request leaves to the buyer, in the
-//! reference's order; no `now` (no build of these reads a clock) and no input the request already names.
+//! (and of MPP Lightning's charge and session) is the reference's member for member: over each file's B2 challenge
+//! (and the same challenge with its request leaving out what the buyer then supplies), with every input the pairing
+//! names given, the choice holds the challenge, the payer's address where the pairing keeps one, and the inputs the
+//! request leaves to the buyer, in the reference's order; no `now` (no build of these reads a clock) and no input the request already names.
 //!
 //! The expected members are the reference's (integraledger-terms 0.4.0): its piece's `choose` over the same document,
 //! account and inputs, e.g. `{challenge, payer, computeUnitLimit, computeUnitPrice}` for the Solana B2 row.
@@ -133,4 +133,20 @@ fn a_near_intents_charges_choice_is_the_references() {
     let c = b2_challenge(file, |_| {});
     let got = choice(file, "mpp/charge/nearintents", &c, &every_input());
     assert_choice(&got, &expected(file, &c, false, &json!({}), &[]), "B2");
+}
+
+/// MPP Lightning's charge and session keep the challenge and the session's `returnInvoice`, no `now`: the
+/// reference's `LnMppPiece.choose` writes `{challenge, **given}` (its Lightning rail takes no clock).
+#[test]
+fn the_lightning_pieces_choice_is_the_references() {
+    let file = "mpp-charge-lightning.json";
+    let c = b2_challenge(file, |_| {});
+    let got = choice(file, "mpp/charge/lightning", &c, &json!({}));
+    assert_choice(&got, &expected(file, &c, false, &json!({}), &[]), "charge B2");
+    let file = "mpp-session-lightning.json";
+    let f = vectors(file);
+    let inputs = row(&f, "B2")["input"]["inputs"].clone();
+    let c = b2_challenge(file, |_| {});
+    let got = choice(file, "mpp/session/lightning", &c, &inputs);
+    assert_choice(&got, &expected(file, &c, false, &inputs, &["returnInvoice"]), "session B2");
 }
