@@ -150,3 +150,33 @@ fn the_lightning_pieces_choice_is_the_references() {
     let got = choice(file, "mpp/session/lightning", &c, &inputs);
     assert_choice(&got, &expected(file, &c, false, &inputs, &["returnInvoice"]), "session B2");
 }
+
+/// `mpp/session/tempo` keeps every input the reference's session piece keeps: `{challenge, from, now, deposit,
+/// authorizedSigner, credentialType, tokenDomain}` (`MppSessionPiece.choose`: the charge's members, then the optional
+/// inputs present), though a Tempo opening reads neither of the last two.
+#[test]
+fn the_tempo_sessions_choice_keeps_the_references_inputs() {
+    let (file, id) = ("mpp-session-tempo.json", "mpp/session/tempo");
+    let f = vectors(file);
+    let i = &row(&f, "B2")["input"];
+    let mut inputs = i["inputs"].clone();
+    inputs["authorizedSigner"] = json!("0x209693Bc6afc0C5328bA36FaF03C514EF312287C");
+    inputs["credentialType"] = json!("hash");
+    inputs["tokenDomain"] = json!({"name": "USD", "version": "1"});
+    let p = terms::pairing(id).unwrap();
+    let read = p.read(&i["doc"]).unwrap();
+    let given = inputs.as_object().cloned().unwrap();
+    terms::pairing::check_inputs(p, &given).unwrap();
+    let account = i["account"].as_str().unwrap();
+    let now = i["now"].as_u64().unwrap();
+    let ctx = ChooseContext { account, inputs: &given, now, reference: "ref", doc: &i["doc"] };
+    let got = p.choose(&read, &ctx).unwrap().build_input;
+    let mut want = Map::new();
+    want.insert("challenge".into(), i["doc"][0].clone());
+    want.insert("from".into(), json!(account.rsplit(':').next().unwrap()));
+    want.insert("now".into(), json!(now));
+    for k in ["deposit", "authorizedSigner", "credentialType", "tokenDomain"] {
+        want.insert(k.into(), inputs[k].clone());
+    }
+    assert_choice(&got, &want, "B2 with every input");
+}
