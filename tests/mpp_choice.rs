@@ -1,8 +1,8 @@
 //! The choice (`Chosen::build_input`) of `mpp/charge/solana`, `mpp/charge/usdc/solana` and `mpp/charge/nearintents`
-//! is the reference's member for member: over each file's B2 challenge (and the same challenge with its request
-//! leaving out what the buyer then supplies), with every input the pairing names given, the choice holds the
-//! challenge, the payer's address where the pairing keeps one, and the inputs the request leaves to the buyer, in the
-//! reference's order; no `now` (no build of these reads a clock) and no input the request already names.
+//! (and of MPP Lightning's charge and session) is the reference's member for member: over each file's B2 challenge
+//! (and the same challenge with its request leaving out what the buyer then supplies), with every input the pairing
+//! names given, the choice holds the challenge, the payer's address where the pairing keeps one, and the inputs the
+//! request leaves to the buyer, in the reference's order; no `now` (no build of these reads a clock) and no input the request already names.
 //!
 //! The expected members are the reference's (integraledger-terms 0.4.0): its piece's `choose` over the same document,
 //! account and inputs, e.g. `{challenge, payer, computeUnitLimit, computeUnitPrice}` for the Solana B2 row.
@@ -133,4 +133,50 @@ fn a_near_intents_charges_choice_is_the_references() {
     let c = b2_challenge(file, |_| {});
     let got = choice(file, "mpp/charge/nearintents", &c, &every_input());
     assert_choice(&got, &expected(file, &c, false, &json!({}), &[]), "B2");
+}
+
+/// MPP Lightning's charge and session keep the challenge and the session's `returnInvoice`, no `now`: the
+/// reference's `LnMppPiece.choose` writes `{challenge, **given}` (its Lightning rail takes no clock).
+#[test]
+fn the_lightning_pieces_choice_is_the_references() {
+    let file = "mpp-charge-lightning.json";
+    let c = b2_challenge(file, |_| {});
+    let got = choice(file, "mpp/charge/lightning", &c, &json!({}));
+    assert_choice(&got, &expected(file, &c, false, &json!({}), &[]), "charge B2");
+    let file = "mpp-session-lightning.json";
+    let f = vectors(file);
+    let inputs = row(&f, "B2")["input"]["inputs"].clone();
+    let c = b2_challenge(file, |_| {});
+    let got = choice(file, "mpp/session/lightning", &c, &inputs);
+    assert_choice(&got, &expected(file, &c, false, &inputs, &["returnInvoice"]), "session B2");
+}
+
+/// `mpp/session/tempo` keeps every input the reference's session piece keeps: `{challenge, from, now, deposit,
+/// authorizedSigner, credentialType, tokenDomain}` (`MppSessionPiece.choose`: the charge's members, then the optional
+/// inputs present), though a Tempo opening reads neither of the last two.
+#[test]
+fn the_tempo_sessions_choice_keeps_the_references_inputs() {
+    let (file, id) = ("mpp-session-tempo.json", "mpp/session/tempo");
+    let f = vectors(file);
+    let i = &row(&f, "B2")["input"];
+    let mut inputs = i["inputs"].clone();
+    inputs["authorizedSigner"] = json!("0x209693Bc6afc0C5328bA36FaF03C514EF312287C");
+    inputs["credentialType"] = json!("hash");
+    inputs["tokenDomain"] = json!({"name": "USD", "version": "1"});
+    let p = terms::pairing(id).unwrap();
+    let read = p.read(&i["doc"]).unwrap();
+    let given = inputs.as_object().cloned().unwrap();
+    terms::pairing::check_inputs(p, &given).unwrap();
+    let account = i["account"].as_str().unwrap();
+    let now = i["now"].as_u64().unwrap();
+    let ctx = ChooseContext { account, inputs: &given, now, reference: "ref", doc: &i["doc"] };
+    let got = p.choose(&read, &ctx).unwrap().build_input;
+    let mut want = Map::new();
+    want.insert("challenge".into(), i["doc"][0].clone());
+    want.insert("from".into(), json!(account.rsplit(':').next().unwrap()));
+    want.insert("now".into(), json!(now));
+    for k in ["deposit", "authorizedSigner", "credentialType", "tokenDomain"] {
+        want.insert(k.into(), inputs[k].clone());
+    }
+    assert_choice(&got, &want, "B2 with every input");
 }

@@ -486,7 +486,11 @@ fn a_session_opens_pays_three_requests_records_and_closes() {
 #[test]
 fn the_inputs_and_the_quote() {
     let specs: Vec<(&str, bool)> = pairing().inputs().iter().map(|s| (s.name, s.required)).collect();
-    assert_eq!(specs, [("deposit", true), ("authorizedSigner", false)]);
+    // The reference's session piece keeps credentialType and tokenDomain in the choice for a Tempo session too.
+    assert_eq!(
+        specs,
+        [("deposit", true), ("authorizedSigner", false), ("credentialType", false), ("tokenDomain", false)]
+    );
     let link = pairing().read(&b2()["doc"]).unwrap().link;
     let fetch = ScriptedFetch::new().script(&link, vec![Reply::ok(ABC)]);
     let account = b2()["account"].as_str().unwrap().to_owned();

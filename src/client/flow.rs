@@ -179,7 +179,9 @@ async fn answered(
         }
         _ => Recovery::of_http(status, &answer.headers, true),
     };
-    let queued = status == 202 && recovery.is_none_or(|r| r.charge() == Charge::Yes);
+    // Broadcast and not final (read only with its transaction hash): paid, the outcome unknown.
+    let pending = matches!(&word, Word::Read(s) if matches!(s.as_ref(), Settlement::X402(r) if r.is_pending()));
+    let queued = !pending && status == 202 && recovery.is_none_or(|r| r.charge() == Charge::Yes);
     if queued {
         sent.job = settle::job_id(&answer);
     }
@@ -199,6 +201,7 @@ async fn answered(
     };
     let (told, state) = match (&word, recovery) {
         (Word::Unreadable(_), _) => (Answered::Unknown(&unknown), PaymentState::Unknown),
+        _ if pending => (Answered::Pending(&record), PaymentState::Unknown),
         _ if queued => (Answered::Queued(&record), PaymentState::Settled),
         (_, None) => (Answered::Settled(&record), PaymentState::Settled),
         (_, Some(r)) if r.charge() == Charge::No => (Answered::NotPaid(&record), PaymentState::NotPaid),
@@ -209,6 +212,8 @@ async fn answered(
     let execution = match (status, state) {
         (202, PaymentState::Settled) => ExecutionState::Queued,
         (200..=299, PaymentState::Settled) => ExecutionState::Completed,
+        // The seller answered with the work while its settlement is pending.
+        (200..=299, PaymentState::Unknown) if pending && status != 202 => ExecutionState::Completed,
         _ => ExecutionState::NotStarted,
     };
     let action = recovery.map(|r| r.action());

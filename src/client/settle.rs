@@ -60,22 +60,64 @@ fn x402(header: &str, network: Option<&str>, account: &str) -> Word {
         extensions: raw.get("extensions").cloned(),
         raw: raw.clone(),
     };
-    if success {
+    let pending = response.is_pending();
+    if success && pending {
+        return Word::Unreadable("PAYMENT-RESPONSE claims success and a pending settlement at once".into());
+    }
+    // A success or a pending settlement says money moved: it must be this payment's, on its network, by its payer.
+    let claim = if success { "success" } else { "a pending settlement" };
+    if success || pending {
         if let (Some(said), Some(ours)) = (&response.network, network)
             && said != ours
         {
-            return Word::Unreadable(format!("PAYMENT-RESPONSE claims success on {said}, the payment is on {ours}"));
+            return Word::Unreadable(format!("PAYMENT-RESPONSE claims {claim} on {said}, the payment is on {ours}"));
         }
         let address = account.rsplit(':').next().unwrap_or(account);
         if let Some(payer) = &response.payer
             && !payer.eq_ignore_ascii_case(address)
         {
             return Word::Unreadable(format!(
-                "PAYMENT-RESPONSE claims success for payer {payer}, the payer is {address}"
+                "PAYMENT-RESPONSE claims {claim} for payer {payer}, the payer is {address}"
             ));
         }
     }
+    if pending {
+        let ours = network.or(response.network.as_deref()).unwrap_or_default();
+        match response.transaction.as_deref() {
+            None | Some("") => {
+                return Word::Unreadable(
+                    "PAYMENT-RESPONSE says the settlement is pending and names no transaction".into(),
+                );
+            }
+            Some(hash) if !is_transaction_of(hash, ours) => {
+                return Word::Unreadable(format!(
+                    "PAYMENT-RESPONSE says the settlement is pending with transaction {}, which is no transaction \
+                     hash of {ours}",
+                    hash.get(..80).unwrap_or(hash)
+                ));
+            }
+            Some(_) => {}
+        }
+    }
     Word::Read(Box::new(Settlement::X402(response)))
+}
+
+/// The longest transaction hash taken, in bytes, on a network whose hash form the client does not know.
+const MAX_TRANSACTION: usize = 256;
+
+/// Whether `hash` has the form of a transaction hash of the CAIP-2 `network`: on `eip155:` `0x` and 64 hex digits, on
+/// `solana:` a signature's base58 (64 bytes: 64 to 88 characters of the alphabet); on any other network visible ASCII
+/// of at most 256 bytes.
+fn is_transaction_of(hash: &str, network: &str) -> bool {
+    let namespace = network.split(':').next().unwrap_or_default();
+    match namespace {
+        "eip155" => hash.strip_prefix("0x").is_some_and(|h| h.len() == 64 && h.bytes().all(|b| b.is_ascii_hexdigit())),
+        "solana" => {
+            const ALPHABET: &[u8] = b"123456789ABCDEFGHJKLMNPQRSTUVWXYZabcdefghijkmnopqrstuvwxyz";
+            (64..=88).contains(&hash.len()) && hash.bytes().all(|b| ALPHABET.contains(&b))
+        }
+        _ => hash.len() <= MAX_TRANSACTION && hash.bytes().all(|b| b.is_ascii_graphic()),
+    }
 }
 
 #[cfg(feature = "mpp")]
@@ -174,6 +216,38 @@ mod tests {
         let Settlement::X402(r) = s.as_ref() else { panic!() };
         assert_eq!(r.error_reason.as_deref(), Some("invalid_exact_evm_payload_signature"));
         assert_eq!(recovery(&s), Some(Recovery::new(Action::DoNotRetry, Charge::No)));
+    }
+
+    #[test]
+    fn a_pending_settlement_is_read_with_a_transaction_hash_of_its_own_network_alone() {
+        let evm = format!("0x{}", "ab".repeat(32));
+        let signature = "5".repeat(88);
+        let pending = |network: &str, tx: &str| {
+            json(
+                &serde_json::json!({"success": false, "errorReason": "settlement_pending", "transaction": tx,
+                "network": network})
+                .to_string(),
+            )
+        };
+        let sol = "solana:EtWTRABZaYq6iMfeYKouRu166VU2xqa1";
+        let solana = |tx: &str| read(&with(&pending(sol, tx)), Wire::X402, Some(sol), &format!("{sol}:payer"));
+        let base = |tx: &str| read(&with(&pending("eip155:84532", tx)), Wire::X402, Some("eip155:84532"), ACCOUNT);
+        for word in [base(&evm), solana(&signature)] {
+            let Word::Read(s) = word else { panic!("not read: {word:?}") };
+            let Settlement::X402(r) = s.as_ref() else { panic!() };
+            assert!(r.is_pending());
+            assert_eq!(recovery(&s), Some(Recovery::new(Action::QueryFirst, Charge::Unknown)));
+        }
+        let upper = format!("0x{}", "AB".repeat(32));
+        assert!(matches!(base(&upper), Word::Read(_)));
+        for word in [base(&signature), base(&evm[..65]), base("0xzz"), solana(&evm), solana("0OIl".repeat(22).as_str())]
+        {
+            assert!(matches!(word, Word::Unreadable(ref why) if why.contains("no transaction hash of")), "{word:?}");
+        }
+        // On a network whose hash form the client does not know: visible ASCII of at most 256 bytes.
+        let other = |tx: &str| read(&with(&pending("xrpl:0", tx)), Wire::X402, Some("xrpl:0"), "xrpl:0:rPayer");
+        assert!(matches!(other("ABC123"), Word::Read(_)));
+        assert!(matches!(other("a b"), Word::Unreadable(_)) && matches!(other(&"a".repeat(257)), Word::Unreadable(_)));
     }
 
     #[test]

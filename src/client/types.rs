@@ -137,6 +137,15 @@ pub struct SettlementResponse {
     pub raw: Value,
 }
 
+impl SettlementResponse {
+    /// Whether the seller says the settlement is pending: broadcast, not yet final (`errorReason`
+    /// `settlement_pending`, the x402 SDKs' non-terminal outcome, with the transaction's hash). The payment is then
+    /// paid with its outcome unknown: the journal keeps the hash, and the purchase is only ever re-sent.
+    pub fn is_pending(&self) -> bool {
+        self.error_reason.as_deref().is_some_and(crate::safety::recovery::is_pending)
+    }
+}
+
 /// What the seller said of the payment: the x402 settlement response or the MPP `Payment-Receipt`.
 #[derive(Debug, Clone, PartialEq, Serialize)]
 #[serde(tag = "kind", rename_all = "kebab-case")]

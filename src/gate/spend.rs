@@ -470,6 +470,10 @@ pub enum Answered<'a> {
     NotPaid(&'a serde_json::Value),
     /// No readable answer (a timeout, a reset, a 5xx): the payment stays `unknown`.
     Unknown(&'a str),
+    /// The seller says the settlement is pending (broadcast, not yet final), as received with its transaction hash:
+    /// the payment stays `unknown` (money may have moved), the answer and its hash are kept, the reservation still
+    /// counts, and the retry is `query-first`: the purchase is only ever re-sent. A settled attempt does not take it.
+    Pending(&'a serde_json::Value),
 }
 
 /// A buyer's journal: told before each signer call and after each signature, so a process killed at any instant

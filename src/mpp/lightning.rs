@@ -47,12 +47,18 @@ const SESSION_INPUTS: &[InputSpec] = &[InputSpec::required(
 
 /// The charge.
 pub(crate) static CHARGE_PAIRING: MppLightning = MppLightning {
-    piece: Piece { pairing: CHARGE, method: &CHARGE_METHOD, payer: Payer::Nobody, inputs: &[], now: true },
+    piece: Piece { pairing: CHARGE, method: &CHARGE_METHOD, payer: Payer::Nobody, inputs: &[], now: false },
     session: false,
 };
 /// The session.
 pub(crate) static SESSION_PAIRING: MppLightning = MppLightning {
-    piece: Piece { pairing: SESSION, method: &SESSION_METHOD, payer: Payer::Nobody, inputs: SESSION_INPUTS, now: true },
+    piece: Piece {
+        pairing: SESSION,
+        method: &SESSION_METHOD,
+        payer: Payer::Nobody,
+        inputs: SESSION_INPUTS,
+        now: false,
+    },
     session: true,
 };
 

@@ -88,7 +88,7 @@ pub(crate) struct Piece {
     pub(crate) inputs: &'static [InputSpec],
     /// Whether the choice keeps the buyer's clock, `now`, as the reference's piece of the pairing does (its rail's
     /// `now`): every EVM and confirm-only piece; not a rail whose build reads no time (the Solana charges, NEAR
-    /// Intents).
+    /// Intents, Lightning's charge and session).
     pub(crate) now: bool,
 }
 

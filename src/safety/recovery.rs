@@ -29,7 +29,9 @@
 //! | a transport failure before paying | `do-not-retry` | `no` |
 //! | settlement `success: true` | none: success | |
 //! | settlement `success: false`, payment invalid (`invalid_*`, `insufficient_funds`, …) | `do-not-retry` | `no` |
+//! | settlement `success: false`, `settlement_pending` with its `transaction` (broadcast, not final) | `query-first` | `unknown` |
 //! | settlement `success: false`, any other reason or none | `query-first` | `unknown` |
+//! | settlement `settlement_pending` with no `transaction`, or with `success: true` | `operator-review` | `unknown` |
 //! | a settlement response that is not an object with a boolean `success` | `operator-review` | `unknown` |
 //!
 //! `*`: `no` when no payment was sent with the request, else `unknown`. Only the seller's own word (a 402 refusing the
@@ -296,18 +298,27 @@ impl Recovery {
     /// (`unexpected_settle_error`, a timeout, a used nonce, which may be this very payment settled), is
     /// `query-first`, `unknown`. A value that is not an object with a boolean `success` is `operator-review`,
     /// `unknown`.
+    ///
+    /// `settlement_pending` (the x402 SDKs' outcome of a settlement broadcast and not yet final) is `query-first`,
+    /// `unknown` with the transaction's hash (a non-empty `transaction`); with none, or beside `success: true`, the
+    /// response contradicts itself: `operator-review`, `unknown`.
     pub fn of_settlement(response: &Value) -> Option<Self> {
         let success = response.as_object().and_then(|o| o.get("success")).and_then(Value::as_bool);
+        let reason = response.get("errorReason").and_then(Value::as_str);
+        if reason.is_some_and(is_pending) {
+            let hash = response.get("transaction").and_then(Value::as_str).is_some_and(|t| !t.is_empty());
+            return Some(match success {
+                Some(false) if hash => Self::new(Action::QueryFirst, Charge::Unknown),
+                _ => Self::new(Action::OperatorReview, Charge::Unknown),
+            });
+        }
         match success {
             Some(true) => None,
-            Some(false) => {
-                let reason = response.get("errorReason").and_then(Value::as_str);
-                Some(if reason.is_some_and(is_invalid_payment) {
-                    Self::new(Action::DoNotRetry, Charge::No)
-                } else {
-                    Self::new(Action::QueryFirst, Charge::Unknown)
-                })
-            }
+            Some(false) => Some(if reason.is_some_and(is_invalid_payment) {
+                Self::new(Action::DoNotRetry, Charge::No)
+            } else {
+                Self::new(Action::QueryFirst, Charge::Unknown)
+            }),
             None => Some(Self::new(Action::OperatorReview, Charge::Unknown)),
         }
     }
@@ -329,9 +340,19 @@ fn journal_reason(detail: &str) -> Option<Reason> {
 const INVALID_PAYMENT: [&str; 4] =
     ["insufficient_funds", "unsupported_scheme", "unsupported_network", "payment_expired"];
 
+/// A settlement reason as the map reads it: trimmed, lower case, `-` read as `_`.
+fn normal(reason: &str) -> String {
+    reason.trim().to_ascii_lowercase().replace('-', "_")
+}
+
 fn is_invalid_payment(reason: &str) -> bool {
-    let reason = reason.trim().to_ascii_lowercase().replace('-', "_");
+    let reason = normal(reason);
     reason.starts_with("invalid_") || INVALID_PAYMENT.contains(&reason.as_str())
+}
+
+/// Whether a settlement reason is `settlement_pending`: broadcast, not yet final.
+pub(crate) fn is_pending(reason: &str) -> bool {
+    normal(reason) == "settlement_pending"
 }
 
 /// What a `WWW-Authenticate` error says of the credential.

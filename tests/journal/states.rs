@@ -2,7 +2,8 @@
 //! right: an attempt that told the journal its signer moves money and then failed is not paid and safe to retry; an
 //! end after the payment was recorded keeps why it stays unknown; an end after an answer is refused; a settlement
 //! after an end where money may have moved forbids a retry, and so does no answer after it; a queued answer is
-//! settled, queued, kept, its reservation committed, and asked after first.
+//! settled, queued, kept, its reservation committed, and asked after first; a pending one is unknown, kept with its
+//! hash, its reservation counting, and asked after first.
 
 use serde_json::json;
 use terms::Moved;
@@ -76,6 +77,20 @@ async fn each_end_and_answer_sets_every_state_it_names(place: Place) {
     let r = journal.record("k6").await.unwrap().unwrap();
     assert_eq!(state(&r), (Stage::Answered, PaymentState::Unknown, RetryState::Forbidden));
     assert_eq!(r.cause.as_deref(), Some("a timeout after 30 s"));
+
+    // Pending (broadcast, not final): unknown, asked after first, the answer with its transaction hash kept and the
+    // reservation still counting; a settled attempt does not take a later pending answer.
+    let pending = json!({"success": false, "errorReason": "settlement_pending", "transaction": "0x07"});
+    journal.begin(&intent(&f, "k7", "a7", &claims, 100)).await.unwrap();
+    journal.signed("a7", ATR, &payment()).await.unwrap();
+    journal.answered("a7", Answered::Pending(&pending)).await.unwrap();
+    let r = journal.record("k7").await.unwrap().unwrap();
+    assert_eq!(state(&r), (Stage::Answered, PaymentState::Unknown, RetryState::QueryFirst));
+    assert_eq!((r.answer.as_ref(), r.reservations[0].state), (Some(&pending), ReservationState::Reserved));
+    assert_eq!(r.response, Some(terms::safety::journal::ResponseState::Received));
+    let e = journal.answered("a5", Answered::Pending(&pending)).await.unwrap_err();
+    assert!(e.0.contains("attempt a5 settled"), "{e}");
+    assert_eq!(state(&journal.record("k5").await.unwrap().unwrap()).1, PaymentState::Settled);
 }
 
 on_both_backends!(an_attempt_named_twice_is_refused_and_nothing_is_recorded);

@@ -59,12 +59,12 @@ pub(crate) const AUTHORIZED_SIGNER: InputSpec = InputSpec::optional(
     "The address whose key signs the channel's vouchers; the payer's own key where absent.",
 )
 .with_format(InputFormat::Hex(20));
-const CREDENTIAL_TYPE: InputSpec = InputSpec::optional(
+pub(crate) const CREDENTIAL_TYPE: InputSpec = InputSpec::optional(
     "credentialType",
     InputType::String,
     "How the opening funds the deposit: hash, authorization or permit2; the first the challenge offers where absent.",
 );
-const TOKEN_DOMAIN: InputSpec = InputSpec::optional(
+pub(crate) const TOKEN_DOMAIN: InputSpec = InputSpec::optional(
     "tokenDomain",
     InputType::Object,
     "The token's EIP-712 domain, {name, version}, which an authorization opening is signed under.",

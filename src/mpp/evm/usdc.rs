@@ -52,16 +52,46 @@ fn any_address(address: &str) -> bool {
     !address.is_empty()
 }
 
-/// Whether the challenge's `methodDetails.gateway.acceptedSources` lists the network.
+/// Whether the challenge's `methodDetails.gateway.acceptedSources` lists the network, and this build reads back the
+/// accounts of a burn from it to the challenge's `destinationNetwork` ([`reads_accounts_on`]): a wallet is never asked
+/// to sign a burn intent the bound cannot read (the reference's choice takes the challenge and its bound then refuses
+/// the signed burn where it cannot read an account).
 fn accepts_source(challenge: &Value, network: &str) -> bool {
     let request = shape(challenge).and_then(|c| B64Json::new(crate::mpp::challenge::text(c, "request")).object());
-    request.is_some_and(|r| {
-        r.member("methodDetails")
-            .and_then(|d| d.member("gateway"))
-            .and_then(|g| g.member("acceptedSources"))
-            .and_then(Value::as_array)
-            .is_some_and(|s| s.iter().any(|n| n.as_str() == Some(network)))
-    })
+    let gateway = request.as_ref().and_then(|r| r.member("methodDetails")).and_then(|d| d.member("gateway"));
+    let listed = gateway
+        .and_then(|g| g.member("acceptedSources"))
+        .and_then(Value::as_array)
+        .is_some_and(|s| s.iter().any(|n| n.as_str() == Some(network)));
+    let destination = gateway.and_then(|g| g.member("destinationNetwork")).and_then(Value::as_str);
+    listed && reads_accounts_on(network) && destination.is_some_and(reads_accounts_on)
+}
+
+/// Whether this build reads a TransferSpec account word on `network` ([`gateway_account`]): on `eip155:`, and on
+/// `solana:` where the crate is built with the `solana` feature.
+fn reads_accounts_on(network: &str) -> bool {
+    network.starts_with("eip155:") || (cfg!(feature = "solana") && network.starts_with("solana:"))
+}
+
+/// The CAIP-10 account of a TransferSpec word on `network`, as the reference reads it: on `eip155:` the EVM rail's
+/// ([`account_of`]); on `solana:` the base58 of the word's 32 bytes (the Solana rail's address form, with the
+/// `solana` feature); `None` elsewhere.
+fn gateway_account(network: &str, word: &str) -> Option<String> {
+    if network.starts_with("solana:") {
+        return solana_account(network, word);
+    }
+    account_of(network, word)
+}
+
+#[cfg(feature = "solana")]
+fn solana_account(network: &str, word: &str) -> Option<String> {
+    let bytes: [u8; 32] = crate::codec::hex_bytes(word)?.try_into().ok()?;
+    Some(format!("{network}:{}", crate::rail::solana::Key(bytes)))
+}
+
+#[cfg(not(feature = "solana"))]
+fn solana_account(_network: &str, _word: &str) -> Option<String> {
+    None
 }
 
 /// keccak256 of the request bytes as received: the filter has refused a request not in its RFC 8785 form.
@@ -116,9 +146,17 @@ fn gateway_quote(held: &crate::mpp::pieces::Held<'_>) -> Result<Quote, Refusal> 
 
 /// The `gateway-burn-intent` request: the charge's values of the salt's preimage. The Gateway client answers
 /// `{source, sourceNetwork, destinationNetwork, maxFee, burnIntent, signature}`.
+///
+/// A `destinationNetwork` on which this build cannot read the recipient's account back ([`reads_accounts_on`]) is
+/// `mpp/gateway-unread` here, before the wallet is asked, where the reference's bound refuses the signed burn (a
+/// choice made elsewhere does not pass through this crate's choose).
 fn gateway_build<'a>(piece: &Piece, chosen: &'a Chosen, h: &AtrHash) -> Result<Box<dyn Unsigned + 'a>, Refusal> {
     let held = piece.offer(chosen, h)?;
     let c = &held.checked;
+    let (_, profile) = usdc_profile(c.details())?;
+    if !reads_accounts_on(text(profile, "destinationNetwork")) {
+        return Err(Refusal::mpp(Reason::GatewayUnread));
+    }
     let preimage = GatewayPreimage {
         id: c.text("id").to_owned(),
         realm: c.text("realm").to_owned(),
@@ -199,8 +237,8 @@ fn gateway_bound(piece: &Piece, presented: &dyn Member) -> Result<AtrHash, Refus
         salt,
         spec.member("value").and_then(amount_of),
         intent.member("maxFee").and_then(amount_of),
-        account_of(source_network, word("sourceSigner")),
-        account_of(destination_network, word("destinationRecipient")),
+        gateway_account(source_network, word("sourceSigner")),
+        gateway_account(destination_network, word("destinationRecipient")),
     ) else {
         return Err(unread());
     };
@@ -224,4 +262,28 @@ fn gateway_bound(piece: &Piece, presented: &dyn Member) -> Result<AtrHash, Refus
         return Err(Refusal::mpp(Reason::SaltNotUsdcDerivation));
     }
     Ok(e.h)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::{gateway_account, reads_accounts_on};
+
+    /// A `solana:` word is the base58 of its 32 bytes where the Solana rail is built (32 zero bytes: the System
+    /// Program's id), and unread (and so refused before signing) where it is not; other namespaces are never read.
+    #[test]
+    fn solana_words_read_only_where_the_solana_rail_is_built() {
+        let zero = format!("0x{}", "00".repeat(32));
+        let solana = gateway_account("solana:EtWTRABZaYq6iMfeYKouRu166VU2xqa1", &zero);
+        let expected =
+            cfg!(feature = "solana").then(|| format!("solana:EtWTRABZaYq6iMfeYKouRu166VU2xqa1:{}", "1".repeat(32)));
+        assert_eq!(solana, expected);
+        assert_eq!(gateway_account("solana:x", &zero[..65]), None);
+        assert_eq!(reads_accounts_on("solana:x"), cfg!(feature = "solana"));
+        assert!(reads_accounts_on("eip155:1") && !reads_accounts_on("stellar:pubnet") && !reads_accounts_on("solanax"));
+        assert_eq!(gateway_account("stellar:pubnet", &zero), None);
+        assert_eq!(
+            gateway_account("eip155:1", &zero).as_deref(),
+            Some("eip155:1:0x0000000000000000000000000000000000000000")
+        );
+    }
 }

@@ -28,7 +28,9 @@ use crate::hash::AtrHash;
 use crate::json::{Member, Object};
 use crate::mpp::challenge::{Method, Parts, details_of};
 use crate::mpp::credential::{Credential, Echoed, did_pkh, echoed_for};
-use crate::mpp::evm::session::{AUTHORIZED_SIGNER, INTENT, authorized_signer, deposit_form};
+use crate::mpp::evm::session::{
+    AUTHORIZED_SIGNER, CREDENTIAL_TYPE, INTENT, TOKEN_DOMAIN, authorized_signer, deposit_form,
+};
 use crate::mpp::network::session_chain;
 use crate::mpp::pieces::{Held, Piece};
 use crate::mpp::session_within::{MAX_SIGNATURE, SHORTEST_SIGNATURE, is_hex_bytes, session_request};
@@ -61,8 +63,10 @@ const DEPOSIT: InputSpec = InputSpec::required(
 )
 .with_format(InputFormat::Decimal);
 
-/// The buyer's inputs an opening takes.
-pub(crate) const INPUTS: [InputSpec; 2] = [DEPOSIT, AUTHORIZED_SIGNER];
+/// The buyer's inputs an opening takes: the deposit and the voucher signer, and (as the reference's session piece
+/// keeps them in the choice, for every MPP session) `credentialType` and `tokenDomain`, which a Tempo opening, a
+/// signed transaction, does not read.
+pub(crate) const INPUTS: [InputSpec; 4] = [DEPOSIT, AUTHORIZED_SIGNER, CREDENTIAL_TYPE, TOKEN_DOMAIN];
 
 static PIECE: Piece = Piece::evm(ID, &TEMPO_SESSION, &INPUTS);
 

@@ -498,6 +498,18 @@ pub(crate) fn answered(attempt: &str, state: PaymentState, answered: Answered<'_
             reservations: Some(RELEASE),
             ..answered_(ResponseState::Received)
         }),
+        Answered::Pending(_) if state == PaymentState::Settled => {
+            Err(format!("attempt {attempt} settled: a later pending answer is not taken; a person must look"))
+        }
+        // Broadcast, not final: money may have moved. The answer keeps the transaction hash, the reservations count
+        // (again, where an end had released them), and the seller is asked (or the same payment re-sent) first.
+        Answered::Pending(v) => Ok(Change {
+            payment_state: Some(PaymentState::Unknown),
+            retry: Some(RetryState::QueryFirst),
+            answer: Some(json(v)?),
+            reservations: Some((ReservationState::Reserved, &[ReservationState::Released])),
+            ..answered_(ResponseState::Received)
+        }),
         // A settled payment stays settled; an unknown one stays unknown, and may only be re-sent.
         Answered::Unknown(why) => Ok(Change {
             retry: Some(RetryState::Forbidden),

@@ -395,3 +395,16 @@ fn actions_and_charges_are_written_in_kebab_case() {
     }
     assert_eq!(Recovery::new(QueryFirst, Unknown).to_string(), "query-first (charged: unknown)");
 }
+
+#[test]
+fn a_pending_settlement_is_query_first_with_its_hash_and_operator_review_without_it_or_beside_success() {
+    let of = |v: Value| Recovery::of_settlement(&v);
+    let ask = Some(Recovery::new(Action::QueryFirst, Charge::Unknown));
+    let look = Some(Recovery::new(Action::OperatorReview, Charge::Unknown));
+    assert_eq!(of(json!({"success": false, "errorReason": "settlement_pending", "transaction": "0x01"})), ask);
+    assert_eq!(of(json!({"success": false, "errorReason": "Settlement-Pending", "transaction": "0x01"})), ask);
+    assert_eq!(of(json!({"success": false, "errorReason": "settlement_pending"})), look);
+    assert_eq!(of(json!({"success": false, "errorReason": "settlement_pending", "transaction": ""})), look);
+    assert_eq!(of(json!({"success": false, "errorReason": "settlement_pending", "transaction": 1})), look);
+    assert_eq!(of(json!({"success": true, "errorReason": "settlement_pending", "transaction": "0x01"})), look);
+}
