@@ -9,7 +9,7 @@ use crate::setup::{Setup, read_journal};
 /// Prints every budget of the policy.
 pub(crate) async fn run(setup: &Setup, json: bool) -> Result<u8, Fail> {
     let Some(policy) = &setup.policy else {
-        return Err(Fail(2, "no policy: set one in the configuration or --policy".into()));
+        return Err(Fail(crate::exit::USAGE, "no policy: set one in the configuration or --policy".into()));
     };
     let journal = read_journal(setup).await?;
     let now = std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).map_or(0, |d| d.as_secs());
@@ -19,15 +19,22 @@ pub(crate) async fn run(setup: &Setup, json: bool) -> Result<u8, Fail> {
         let used = journal
             .budget(&b.name, "", &b.asset, b.window.seconds(), limit, now)
             .await
-            .map_err(|e| Fail(1, e.to_string()))?;
+            .map_err(|e| Fail(crate::exit::INTERNAL, e.to_string()))?;
         rows.push(json!({
             "budget": b.name, "asset": b.asset, "window": b.window.seconds(), "limit": b.limit,
             "spent": used.spent.to_string(), "reserved": used.reserved.to_string(), "remaining": used.remaining.to_string(),
         }));
         if !json {
+            // A budget's asset is `<network>/<asset>`; the network may hold a `/` of its own only before the last.
+            let (network, asset) = b.asset.rsplit_once('/').unwrap_or(("", b.asset.as_str()));
+            let show = |n: U256| setup.assets.show(network, asset, n);
             println!(
-                "{}  {}  limit {}  spent {}  reserved {}  remaining {}",
-                b.name, b.asset, b.limit, used.spent, used.reserved, used.remaining
+                "{}  limit {}  spent {}  reserved {}  remaining {}",
+                b.name,
+                show(limit),
+                show(used.spent),
+                show(used.reserved),
+                show(used.remaining)
             );
         }
     }

@@ -6,8 +6,8 @@ use crate::setup::{Setup, read_journal};
 /// Prints the record of the purchase `key`.
 pub(crate) async fn run(setup: &Setup, key: &str, json: bool) -> Result<u8, Fail> {
     let journal = read_journal(setup).await?;
-    let record = journal.record(key).await.map_err(|e| Fail(1, e.to_string()))?;
-    let Some(r) = record else { return Err(Fail(3, format!("no purchase {key} in the journal"))) };
+    let record = journal.record(key).await.map_err(|e| Fail(crate::exit::INTERNAL, e.to_string()))?;
+    let Some(r) = record else { return Err(Fail(crate::exit::USAGE, format!("no purchase {key} in the journal"))) };
     if json {
         println!("{}", serde_json::to_string(&r).unwrap_or_default());
     } else {

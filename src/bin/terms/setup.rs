@@ -1,57 +1,139 @@
 //! What every subcommand stands on: the configuration and the flags, the journal, the wallet and the client.
 
+use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
-use terms::client::{Client, Outgoing};
+use terms::client::{Client, ClientError, Outgoing};
 use terms::config;
 use terms::safety::journal::{Journal, JournalConfig, JournalTarget};
 use terms::safety::policy::Policy;
 use terms::safety::{Allowed, PolicyRefusal, Spend, SpendPolicy};
-use terms::{Reason, U256, Wallet};
+use terms::{Reason, Wallet};
 
-use crate::{Cli, Fail, RequestArgs};
+use crate::units::{Assets, Max};
+use crate::{Cli, Fail, RequestArgs, exit};
 
 /// What the configuration and the flags set.
 pub(crate) struct Setup {
     pub(crate) config: config::Config,
     pub(crate) policy: Option<Arc<Policy>>,
     pub(crate) journal: JournalTarget,
+    /// The assets whose symbol and decimals are known: the policy's, then the built-in table.
+    pub(crate) assets: Assets,
+    /// `--local-seller`: the host whose `https://` links go to a seller on this machine, and its address.
+    pub(crate) local: Option<(String, std::net::SocketAddr)>,
+}
+
+/// The configuration file: `--config` or `$TERMS_CONFIG` must name one that exists (a typo is an error, never a
+/// new empty file); only the default path is created, on first use, and that is said on stderr.
+fn config_path(cli: &Cli) -> Result<PathBuf, Fail> {
+    let named = cli
+        .config
+        .clone()
+        .map(|p| (p, "--config"))
+        .or_else(|| std::env::var_os("TERMS_CONFIG").map(|p| (PathBuf::from(p), "TERMS_CONFIG")));
+    if let Some((path, by)) = named {
+        if !path.is_file() {
+            return Err(Fail(
+                exit::USAGE,
+                format!("{by} {}: no such file (`terms init --config {}` writes one)", path.display(), path.display()),
+            ));
+        }
+        return Ok(path);
+    }
+    let path = config::default_path().ok_or_else(|| Fail(exit::USAGE, "no configuration path: set HOME".into()))?;
+    if !path.exists() {
+        config::load(&path).map_err(|e| Fail(exit::USAGE, e.0))?;
+        eprintln!("terms: wrote a new configuration at {} (`terms init` writes a commented one)", path.display());
+    }
+    Ok(path)
 }
 
 pub(crate) fn setup(cli: &Cli) -> Result<Setup, Fail> {
-    let path =
-        cli.config.clone().or_else(config::default_path).ok_or_else(|| Fail(2, "no configuration path".into()))?;
-    let config = config::load(&path).map_err(|e| Fail(2, e.0))?;
+    let path = config_path(cli)?;
+    let config = config::read(&path).map_err(|e| Fail(exit::USAGE, e.0))?;
+    if let Some(p) = &cli.policy
+        && !p.is_file()
+    {
+        return Err(Fail(exit::USAGE, format!("--policy {}: no such file", p.display())));
+    }
     let policy_path = cli.policy.clone().or_else(|| config.policy.clone());
     let policy = match policy_path {
         None => None,
-        Some(p) => Some(Arc::new(Policy::load(&p).map_err(|e| Fail(2, e.to_string()))?)),
+        Some(p) => Some(Arc::new(Policy::load(&p).map_err(|e| Fail(exit::USAGE, e.to_string()))?)),
     };
     let journal = match &cli.journal {
-        Some(flag) => JournalTarget::parse(flag).map_err(|e| Fail(2, format!("--journal: {e}")))?,
+        Some(flag) => JournalTarget::parse(flag).map_err(|e| Fail(exit::USAGE, format!("--journal: {e}")))?,
         None => config.journal.clone().unwrap_or_else(|| JournalTarget::Sqlite(path.with_file_name("journal.db"))),
     };
-    Ok(Setup { config, policy, journal })
+    let local = cli.local_seller.as_deref().map(local_seller).transpose()?;
+    let assets = Assets::of(policy.as_deref());
+    Ok(Setup { config, policy, journal, assets, local })
 }
 
-/// The wallet: the external signer command, else the key file, else the key's environment variable.
+/// `--local-seller HOST=ADDRESS`: the address must be a loopback one (this machine); anything else is refused.
+pub(crate) fn local_seller(spec: &str) -> Result<(String, std::net::SocketAddr), Fail> {
+    let usage = |why: String| Fail(exit::USAGE, format!("--local-seller {spec}: {why}"));
+    let (host, addr) =
+        spec.split_once('=').ok_or_else(|| usage("not HOST=ADDRESS (seller.test=127.0.0.1:8402)".into()))?;
+    let addr: std::net::SocketAddr =
+        addr.parse().map_err(|_| usage(format!("{addr:?} is not an IP address and port")))?;
+    if !addr.ip().is_loopback() {
+        return Err(usage(format!(
+            "{} is not a loopback address: only a seller on this machine is followed",
+            addr.ip()
+        )));
+    }
+    if host.is_empty() || host.contains(['/', ':', '@']) {
+        return Err(usage(format!("{host:?} is not a host name")));
+    }
+    Ok((host.to_owned(), addr))
+}
+
+/// The wallet: the external signer command, else the key file, else the key's environment variable. A key file
+/// other users may read is used, with a warning.
 pub(crate) fn wallet(config: &config::Config) -> Result<Arc<dyn Wallet>, Fail> {
-    config.wallet().map_err(|e| Fail(2, e.0))
+    if let Some(file) = &config.key_file {
+        warn_if_loose(file);
+    }
+    config.wallet().map_err(|e| Fail(exit::USAGE, e.0))
+}
+
+/// Warns on stderr where the key file's mode lets the group or others read or write it.
+fn warn_if_loose(file: &Path) {
+    use std::os::unix::fs::PermissionsExt as _;
+    if let Ok(meta) = std::fs::metadata(file)
+        && meta.permissions().mode() & 0o077 != 0
+    {
+        eprintln!(
+            "terms: warning: the key file {} has mode {:o}: other users may read it (chmod 600 {})",
+            file.display(),
+            meta.permissions().mode() & 0o777,
+            file.display()
+        );
+    }
 }
 
 /// A payment cap from `--max`, before the policy's own checks.
 #[derive(Debug)]
-struct Max {
-    max: U256,
+struct Capped {
+    max: Max,
+    assets: Assets,
     inner: Option<Arc<Policy>>,
 }
 
-impl SpendPolicy for Max {
+impl SpendPolicy for Capped {
     fn check(&self, spend: &Spend<'_>) -> Result<Allowed, PolicyRefusal> {
-        if spend.quote.amount > self.max {
+        let q = spend.quote;
+        let cap = self
+            .max
+            .atomic(&self.assets, &q.network, &q.asset)
+            .map_err(|why| PolicyRefusal::new(Reason::AmountAboveCap, format!("--max {}: {why}", self.max.text)))?;
+        if q.amount > cap {
+            let shown = self.assets.show(&q.network, &q.asset, q.amount);
             return Err(PolicyRefusal::new(
                 Reason::AmountAboveCap,
-                format!("{} is above --max {}", spend.quote.amount, self.max),
+                format!("{shown} is above --max {}", self.max.text),
             ));
         }
         self.inner.as_ref().map_or_else(|| Ok(Allowed::new(Vec::new())), |p| p.check(spend))
@@ -60,29 +142,44 @@ impl SpendPolicy for Max {
 
 /// The journal the configuration or `--journal` names, either backend, to pay with (an empty file refused).
 pub(crate) async fn journal(setup: &Setup) -> Result<Arc<dyn Journal>, Fail> {
-    config::open_journal(&setup.journal, JournalConfig::default()).await.map_err(|e| Fail(2, format!("journal: {e}")))
+    config::open_journal(&setup.journal, JournalConfig::default())
+        .await
+        .map_err(|e| Fail(exit::USAGE, format!("journal: {e}")))
 }
 
 /// The journal to read back and write nothing (`history`, `budget`, `receipt`): an existing file opened read-only.
 pub(crate) async fn read_journal(setup: &Setup) -> Result<Arc<dyn Journal>, Fail> {
-    config::read_journal(&setup.journal, JournalConfig::default()).await.map_err(|e| Fail(2, format!("journal: {e}")))
+    config::read_journal(&setup.journal, JournalConfig::default())
+        .await
+        .map_err(|e| Fail(exit::USAGE, format!("journal: {e}")))
 }
 
-pub(crate) async fn client(setup: &Setup, max: Option<&str>) -> Result<Client, Fail> {
-    let journal = journal(setup).await?;
-    let mut builder = Client::builder(WalletRef(wallet(&setup.config)?)).journal(journal);
+/// The client paying from `wallet`, with the policy (and `--max`), the journal where given, and the local
+/// seller's route.
+pub(crate) async fn client(
+    setup: &Setup,
+    wallet: Arc<dyn Wallet>,
+    max: Option<&Max>,
+    journal: Option<Arc<dyn Journal>>,
+) -> Result<Client, Fail> {
+    let mut builder = Client::builder(WalletRef(wallet));
+    if let Some(journal) = journal {
+        builder = builder.journal(journal);
+    }
     let policy: Option<Arc<dyn SpendPolicy>> = match max {
-        Some(m) => {
-            let max = m.parse::<U256>().map_err(|_| Fail(2, format!("--max {m} is not an amount in atomic units")))?;
-            Some(Arc::new(Max { max, inner: setup.policy.clone() }))
-        }
+        Some(m) => Some(Arc::new(Capped { max: m.clone(), assets: setup.assets.clone(), inner: setup.policy.clone() })),
         None => setup.policy.clone().map(|p| p as Arc<dyn SpendPolicy>),
     };
     if let Some(p) = policy {
         builder = builder.policy(p);
     }
-    builder = route(builder)?;
-    builder.build().map_err(|e| Fail(1, e.to_string()))
+    if let Some((host, addr)) = &setup.local {
+        let fetch = terms::http::LoopbackFetch::new()
+            .and_then(|f| f.route(host.clone(), *addr))
+            .map_err(|e| Fail(exit::USAGE, e.to_string()))?;
+        builder = builder.fetch(fetch);
+    }
+    builder.build().map_err(|e| Fail(exit::INTERNAL, e.to_string()))
 }
 
 /// The wallet behind an `Arc`.
@@ -98,35 +195,34 @@ impl Wallet for WalletRef {
     }
 }
 
-/// Test builds (`loopback`): `TERMS_LOOPBACK=host=127.0.0.1:port` sends the terms' `https://host/` links to a
-/// stand-in seller on loopback. Release builds have no such route.
-#[cfg(feature = "loopback")]
-fn route(builder: terms::client::ClientBuilder) -> Result<terms::client::ClientBuilder, Fail> {
-    let Ok(spec) = std::env::var("TERMS_LOOPBACK") else { return Ok(builder) };
-    let (host, addr) = spec.split_once('=').ok_or_else(|| Fail(2, "TERMS_LOOPBACK is host=address".into()))?;
-    let addr = addr.parse().map_err(|_| Fail(2, "TERMS_LOOPBACK's address".into()))?;
-    let fetch =
-        terms::http::LoopbackFetch::new().and_then(|f| f.route(host, addr)).map_err(|e| Fail(2, e.to_string()))?;
-    Ok(builder.fetch(fetch))
-}
-
-#[cfg(not(feature = "loopback"))]
-fn route(builder: terms::client::ClientBuilder) -> Result<terms::client::ClientBuilder, Fail> {
-    Ok(builder)
-}
-
+/// The request of `args`; a URL that is not an absolute `http`/`https` URL is a usage error (nothing is sent).
 pub(crate) fn outgoing(args: &RequestArgs) -> Result<Outgoing, Fail> {
+    match url::Url::parse(&args.url) {
+        Ok(u) if matches!(u.scheme(), "http" | "https") && u.host().is_some() => {}
+        Ok(u) => return Err(Fail(exit::USAGE, format!("{}: not an http or https URL ({})", args.url, u.scheme()))),
+        Err(e) => return Err(Fail(exit::USAGE, format!("{}: not a URL ({e}); nothing was sent", args.url))),
+    }
     let mut request = Outgoing::new(args.method.to_ascii_uppercase(), args.url.clone());
     for header in &args.headers {
-        let (name, value) = header.split_once(':').ok_or_else(|| Fail(2, format!("-H {header}: not `Name: value`")))?;
+        let (name, value) =
+            header.split_once(':').ok_or_else(|| Fail(exit::USAGE, format!("-H {header}: not `Name: value`")))?;
         request = request.header(name.trim(), value.trim());
     }
     if let Some(data) = &args.data {
         let body = match data.strip_prefix('@') {
-            Some(file) => std::fs::read(file).map_err(|e| Fail(2, format!("-d @{file}: {e}")))?,
+            Some(file) => std::fs::read(file).map_err(|e| Fail(exit::USAGE, format!("-d @{file}: {e}")))?,
             None => data.as_bytes().to_vec(),
         };
         request = request.body(body);
     }
     Ok(request)
+}
+
+/// A client error (nothing was paid) as a failure: a request that cannot be sent is a usage error; a seller that
+/// did not answer the unpaid request may be asked again.
+pub(crate) fn not_sent(e: &ClientError) -> Fail {
+    match e {
+        ClientError::Transport(_) => Fail(exit::UNREACHED, format!("{e}; nothing was paid, so trying again is safe")),
+        _ => Fail(exit::USAGE, e.to_string()),
+    }
 }

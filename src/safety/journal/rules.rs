@@ -476,6 +476,18 @@ pub(crate) fn answered(attempt: &str, state: PaymentState, answered: Answered<'_
             )),
             ..answered_(ResponseState::Received)
         }),
+        // Settled and answered with what was bought: the execution is done.
+        Answered::Completed(v) => Ok(Change {
+            payment_state: Some(PaymentState::Settled),
+            execution: Some(ExecutionState::Completed),
+            retry: Some(RetryState::Forbidden),
+            answer: Some(json(v)?),
+            reservations: Some((
+                ReservationState::Committed,
+                &[ReservationState::Reserved, ReservationState::Released],
+            )),
+            ..answered_(ResponseState::Received)
+        }),
         // Accepted and queued (a 202 with a job id): settled, the execution queued, and the job asked after first.
         Answered::Queued(v) => Ok(Change {
             payment_state: Some(PaymentState::Settled),

@@ -110,7 +110,9 @@ pub(super) async fn applied(client: &Object, op: &Op<'_>) -> Result<Option<Done>
         }
         Op::Answered(_, answered) => {
             let (column, value) = match answered {
-                Answered::Settled(v) | Answered::Queued(v) | Answered::NotPaid(v) => (3, json(v)),
+                Answered::Settled(v) | Answered::Completed(v) | Answered::Queued(v) | Answered::NotPaid(v) => {
+                    (3, json(v))
+                }
                 Answered::Unknown(why) => (5, Some(why.to_owned())),
             };
             stage == Stage::Answered.as_str() && text(column) == value
