@@ -112,3 +112,22 @@ async fn the_help_table_names_every_code_tested_here() {
     let codes: Vec<u8> = table.lines().filter_map(|l| l.split_whitespace().next()?.parse().ok()).collect();
     assert_eq!(codes, (0..=9).collect::<Vec<u8>>(), "{table}");
 }
+
+/// An `http://` terms link is `offer-unreadable` with `x402/link-not-https`, and the configured policy is shown.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn an_http_terms_link_is_declined_as_documented() {
+    let run = Run::new(CONFIG).await;
+    let out = run.terms(&["check", &run.url("/http-link"), "--json"]).await;
+    assert_eq!(out.status.code(), Some(3), "{}", said(&out));
+    let plan = super::json(&out);
+    assert_eq!(
+        (plan["declined"]["code"].as_str(), plan["declined"]["detail"].as_str()),
+        (Some("offer-unreadable"), Some("x402/link-not-https")),
+        "{plan}"
+    );
+    assert_eq!(plan["policy"]["verdict"], "not-asked", "a policy is configured");
+    let out = run.terms(&["pay", &run.url("/http-link")]).await;
+    assert_eq!(out.status.code(), Some(3), "{}", said(&out));
+    assert!(said(&out).contains("declined offer-unreadable: x402/link-not-https"), "{}", said(&out));
+    assert_eq!(run.seller.paid("/http-link"), 0);
+}

@@ -109,6 +109,7 @@ pub(crate) fn print_plan(plan: &Plan, assets: &Assets, json: bool, dry_run: Opti
             println!("policy    allowed{}", if *needs_approval { " (needs approval)" } else { "" });
         }
         Verdict::Refused { code, why } => println!("policy    refused: {code} ({why})"),
+        Verdict::NotAsked => println!("policy    configured; not asked, the offer was declined first"),
         _ => {}
     }
     if let Some(d) = &plan.declined {
