@@ -421,6 +421,8 @@ async fn an_empty_journal_file_is_refused_and_left_as_it_is() {
 mod exits;
 #[path = "cli/first_use.rs"]
 mod first_use;
+#[path = "cli/local_seller.rs"]
+mod local_seller;
 #[path = "cli/purchases.rs"]
 mod purchases;
 #[path = "cli/units.rs"]

@@ -73,21 +73,7 @@ pub(crate) fn setup(cli: &Cli) -> Result<Setup, Fail> {
 
 /// `--local-seller HOST=ADDRESS`: the address must be a loopback one (this machine); anything else is refused.
 pub(crate) fn local_seller(spec: &str) -> Result<(String, std::net::SocketAddr), Fail> {
-    let usage = |why: String| Fail(exit::USAGE, format!("--local-seller {spec}: {why}"));
-    let (host, addr) =
-        spec.split_once('=').ok_or_else(|| usage("not HOST=ADDRESS (seller.test=127.0.0.1:8402)".into()))?;
-    let addr: std::net::SocketAddr =
-        addr.parse().map_err(|_| usage(format!("{addr:?} is not an IP address and port")))?;
-    if !addr.ip().is_loopback() {
-        return Err(usage(format!(
-            "{} is not a loopback address: only a seller on this machine is followed",
-            addr.ip()
-        )));
-    }
-    if host.is_empty() || host.contains(['/', ':', '@']) {
-        return Err(usage(format!("{host:?} is not a host name")));
-    }
-    Ok((host.to_owned(), addr))
+    terms::http::LoopbackFetch::route_spec(spec).map_err(|e| Fail(exit::USAGE, format!("--local-seller {e}")))
 }
 
 /// The wallet: the external signer command, else the key file, else the key's environment variable. A key file
