@@ -7,6 +7,10 @@ use std::process::{Command, Output};
 
 use super::{Run, said, seller};
 
+#[allow(dead_code, unreachable_pub, missing_docs)]
+#[path = "../../examples/seller.rs"]
+mod example_seller;
+
 /// `terms` with HOME set to `home` and no configuration in the environment.
 fn terms_at(home: &Path, args: &[&str]) -> Output {
     Command::new(env!("CARGO_BIN_EXE_terms"))
@@ -102,21 +106,31 @@ async fn a_key_file_others_may_read_is_warned() {
 }
 
 /// The README's quick start, as written there: `terms init`, `terms check`, `terms pay` and `terms history` with
-/// `--local-seller`, against the repository's stand-in seller, in a new HOME.
+/// `--local-seller`, in a new HOME, against `examples/seller.rs` (the minimal seller of docs/sellers.md, one ATR per
+/// transaction): a second `pay` re-sends the first payment, and `pay --new` buys again and settles, as its new
+/// terms carry a new H (the EIP-3009 nonce).
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-async fn the_readmes_quick_start_runs_against_the_stand_in_seller() {
-    let seller = seller::Seller::start().await;
+async fn the_readmes_quick_start_runs_against_the_example_seller() {
+    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+    let addr = listener.local_addr().unwrap();
+    tokio::spawn(example_seller::serve(listener));
     let home = tempfile::tempdir().unwrap();
-    let local = format!("{}={}", seller::HOST, seller.addr);
-    let url = seller.url("/report");
+    let local = format!("{}={addr}", example_seller::HOST);
+    let url = format!("http://{addr}/report");
     let readme = std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/README.md")).unwrap();
-    let steps: [&[&str]; 4] =
-        [&["init"], &["check", &url, "--local-seller", &local], &["pay", &url, "--local-seller", &local], &["history"]];
+    let steps: [&[&str]; 6] = [
+        &["init"],
+        &["check", &url, "--local-seller", &local],
+        &["pay", &url, "--local-seller", &local],
+        &["history"],
+        &["pay", &url, "--local-seller", &local],
+        &["pay", &url, "--new", "--local-seller", &local],
+    ];
     let mut outs = Vec::new();
-    for args in steps {
-        // The README shows each command with the stand-in's address, 127.0.0.1:8402.
-        let shown = args.join(" ").replace(&seller.addr.to_string(), "127.0.0.1:8402");
-        assert!(readme.contains(&format!("terms {shown}")), "the README shows `terms {shown}`");
+    for (i, args) in steps.into_iter().enumerate() {
+        // The README shows the first four commands with the seller's address, 127.0.0.1:8402.
+        let shown = args.join(" ").replace(&addr.to_string(), "127.0.0.1:8402");
+        assert!(i >= 4 || readme.contains(&format!("terms {shown}")), "the README shows `terms {shown}`");
         let home = home.path().to_owned();
         let args: Vec<String> = args.iter().map(|a| (*a).to_owned()).collect();
         let out = tokio::task::spawn_blocking(move || {
@@ -128,8 +142,12 @@ async fn the_readmes_quick_start_runs_against_the_stand_in_seller() {
         assert_eq!(out.status.code(), Some(0), "{}: {}", shown, said(&out));
         outs.push(out);
     }
+    assert!(readme.contains("cargo run --example seller"), "the README starts the seller");
     assert!(said(&outs[1]).contains("pays      0.01 USDC (10000)"), "{}", said(&outs[1]));
     assert!(said(&outs[2]).contains("paid 0.01 USDC (10000)"), "{}", said(&outs[2]));
     assert!(said(&outs[3]).contains("settled"), "{}", said(&outs[3]));
-    assert_eq!(seller.paid("/report"), 1);
+    assert!(said(&outs[4]).contains("re-sent the payment made at"), "{}", said(&outs[4]));
+    assert!(said(&outs[5]).contains("paid 0.01 USDC (10000)"), "a new purchase settles: {}", said(&outs[5]));
+    let history = String::from_utf8_lossy(&terms_at(home.path(), &["history"]).stdout).into_owned();
+    assert_eq!(history.lines().filter(|l| l.contains("settled")).count(), 2, "{history}");
 }
