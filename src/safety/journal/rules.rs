@@ -466,40 +466,11 @@ pub(crate) fn answered(attempt: &str, state: PaymentState, answered: Answered<'_
     let json = |v: &Value| serde_json::to_string(v).map_err(|e| e.to_string());
     let answered_ = |response| Change { stage: Some(Stage::Answered), response: Some(response), ..Change::default() };
     match answered {
-        Answered::Settled(v) => Ok(Change {
-            payment_state: Some(PaymentState::Settled),
-            retry: Some(RetryState::Forbidden),
-            answer: Some(json(v)?),
-            reservations: Some((
-                ReservationState::Committed,
-                &[ReservationState::Reserved, ReservationState::Released],
-            )),
-            ..answered_(ResponseState::Received)
-        }),
+        Answered::Settled(v) => settled(json(v)?, None, RetryState::Forbidden),
         // Settled and answered with what was bought: the execution is done.
-        Answered::Completed(v) => Ok(Change {
-            payment_state: Some(PaymentState::Settled),
-            execution: Some(ExecutionState::Completed),
-            retry: Some(RetryState::Forbidden),
-            answer: Some(json(v)?),
-            reservations: Some((
-                ReservationState::Committed,
-                &[ReservationState::Reserved, ReservationState::Released],
-            )),
-            ..answered_(ResponseState::Received)
-        }),
+        Answered::Completed(v) => settled(json(v)?, Some(ExecutionState::Completed), RetryState::Forbidden),
         // Accepted and queued (a 202 with a job id): settled, the execution queued, and the job asked after first.
-        Answered::Queued(v) => Ok(Change {
-            payment_state: Some(PaymentState::Settled),
-            execution: Some(ExecutionState::Queued),
-            retry: Some(RetryState::QueryFirst),
-            answer: Some(json(v)?),
-            reservations: Some((
-                ReservationState::Committed,
-                &[ReservationState::Reserved, ReservationState::Released],
-            )),
-            ..answered_(ResponseState::Received)
-        }),
+        Answered::Queued(v) => settled(json(v)?, Some(ExecutionState::Queued), RetryState::QueryFirst),
         Answered::NotPaid(_) if state == PaymentState::Settled => {
             Err(format!("attempt {attempt} settled: a later answer of no charge is not taken; a person must look"))
         }
@@ -517,6 +488,21 @@ pub(crate) fn answered(attempt: &str, state: PaymentState, answered: Answered<'_
             ..answered_(ResponseState::Lost)
         }),
     }
+}
+
+/// A settled answer: the payment settled, its reservations committed, the answer recorded, with its execution
+/// (where the answer says) and what a retry may do.
+fn settled(answer: String, execution: Option<ExecutionState>, retry: RetryState) -> Result<Change, String> {
+    Ok(Change {
+        stage: Some(Stage::Answered),
+        response: Some(ResponseState::Received),
+        payment_state: Some(PaymentState::Settled),
+        execution,
+        retry: Some(retry),
+        answer: Some(answer),
+        reservations: Some((ReservationState::Committed, &[ReservationState::Reserved, ReservationState::Released])),
+        ..Change::default()
+    })
 }
 
 /// A time or duration as the databases store it (a signed 64-bit integer); past that, refused.
