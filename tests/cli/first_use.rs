@@ -49,6 +49,12 @@ fn init_writes_a_config_a_policy_and_a_private_key_and_overwrites_nothing() {
     assert_eq!(again.status.code(), Some(2), "{}", said(&again));
     assert!(said(&again).contains("exists"), "{}", said(&again));
     assert_eq!(std::fs::read(dir.join("key.hex")).unwrap(), key);
+    // Only the config left: still refused, and no new key or policy written beside it.
+    std::fs::remove_file(dir.join("key.hex")).unwrap();
+    std::fs::remove_file(dir.join("policy.toml")).unwrap();
+    let again = terms_at(home.path(), &["init"]);
+    assert_eq!(again.status.code(), Some(2), "{}", said(&again));
+    assert!(!dir.join("key.hex").exists() && !dir.join("policy.toml").exists());
 }
 
 #[test]
