@@ -175,6 +175,8 @@ async fn exit_codes_follow_the_recovery() {
     let job = run.terms(&["pay", &run.url("/job")]).await;
     assert_eq!(job.status.code(), Some(5), "202: query-first");
     assert!(String::from_utf8_lossy(&job.stderr).contains("job job-1"));
+    // A journal of its own: this stand-in serves one ATR, whose nonce the /job purchase used.
+    let run = Run::new(CONFIG).await;
     let refused = run.terms(&["pay", &run.url("/refuse")]).await;
     assert_eq!(refused.status.code(), Some(3));
     let swapped = run.terms(&["pay", &run.url("/swap"), "--json"]).await;

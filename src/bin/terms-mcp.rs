@@ -120,7 +120,9 @@ async fn configured(mut options: BuyerOptions, flags: &Flags) -> Result<BuyerOpt
             options = options.signer(config.signer().map_err(|e| format!("{path}: {e}"))?);
         }
         if let Some(target) = &config.journal {
-            match terms::config::open_journal(target, JournalConfig::default()).await {
+            // A purchase whose nonce the payer already used (a seller's static ATR) is refused before it is signed.
+            let journal_config = JournalConfig { one_nonce_per_payer: true, ..JournalConfig::default() };
+            match terms::config::open_journal(target, journal_config).await {
                 Ok(journal) => options = options.journal(journal),
                 Err(e) => {
                     let why = format!("{path}: the journal cannot be opened: {e}");

@@ -1,6 +1,7 @@
 //! Purchases: a dry run shows what would be signed and signs nothing; a repeat says it re-sent the payment made
-//! before and paid nothing new; `--new` is a new purchase and cannot be combined with an explicit key; the
-//! execution of a purchase answered 2xx with its body reads `completed`.
+//! before and paid nothing new; `--new` is a new purchase (declined where the seller's static ATR makes its nonce one
+//! the payer used) and cannot be combined with an explicit key; the execution of a purchase answered 2xx with its
+//! body reads `completed`.
 
 use super::{CONFIG, Run, json, said, seller};
 
@@ -30,17 +31,19 @@ async fn a_dry_run_shows_what_would_be_signed_and_a_repeat_says_it_paid_nothing_
     assert!(said(&receipt).contains("execution completed"), "{}", said(&receipt));
     assert_eq!(json(&run.terms(&["receipt", &key, "--json"]).await)["execution"], "completed");
 
-    // --new: another purchase key and a new signature (this stand-in serves one static ATR, so its nonce, H, was
-    // used: the seller refuses it, and nothing is charged).
+    // --new: another purchase. This stand-in serves one static ATR, so the new authorization's nonce would be H
+    // again, which the payer already used: declined before anything is signed, with that cause.
     let new = run.terms(&["pay", &url, "--new", "--json"]).await;
+    assert_eq!(new.status.code(), Some(3), "{}", said(&new));
     let outcome = json(&new);
-    assert_ne!(outcome["paid"]["key"], key.as_str(), "{outcome}");
-    assert_eq!(outcome["paid"]["resent"], false, "{outcome}");
-    assert_eq!(run.seller.payments().len(), 3);
+    assert_eq!(outcome["outcome"], "refused", "{outcome}");
+    assert_eq!(outcome["declined"]["detail"], "journal/nonce-used", "{outcome}");
+    assert!(outcome["declined"]["cause"].as_str().unwrap().contains("static ATR"), "{outcome}");
+    assert_eq!(run.seller.payments().len(), 2, "nothing new signed or sent");
     // --new beside an explicit key: a usage error, nothing sent.
     let both = run.terms(&["pay", &url, "--new", "-H", "Idempotency-Key: mine"]).await;
     assert_eq!(both.status.code(), Some(2), "{}", said(&both));
-    assert_eq!(run.seller.payments().len(), 3);
+    assert_eq!(run.seller.payments().len(), 2);
     let help = String::from_utf8_lossy(&run.terms(&["pay", "--help"]).await.stdout).into_owned();
     assert!(help.contains("The purchase key") && help.contains("--new"), "{help}");
 }

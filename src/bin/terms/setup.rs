@@ -126,9 +126,10 @@ impl SpendPolicy for Capped {
     }
 }
 
-/// The journal the configuration or `--journal` names, either backend, to pay with (an empty file refused).
+/// The journal the configuration or `--journal` names, either backend, to pay with (an empty file refused). A new
+/// purchase whose nonce the payer already used (a seller's static ATR) is refused before it is signed.
 pub(crate) async fn journal(setup: &Setup) -> Result<Arc<dyn Journal>, Fail> {
-    config::open_journal(&setup.journal, JournalConfig::default())
+    config::open_journal(&setup.journal, JournalConfig { one_nonce_per_payer: true, ..JournalConfig::default() })
         .await
         .map_err(|e| Fail(exit::USAGE, format!("journal: {e}")))
 }

@@ -104,6 +104,31 @@ pub(crate) enum Next {
     Go(Vec<(String, Change)>),
 }
 
+/// The pairings whose signed authorization's nonce is H itself, or derived from H alone (an MPP challenge id is H
+/// and the challenge's place): an EIP-3009 nonce settles once per payer, so two purchases under one H collide.
+const NONCE_OF_H: [&str; 2] = ["x402/exact/eip155/eip3009", "mpp/charge/evm/authorization"];
+
+/// Whether the intent's payment is one whose nonce is H ([`NONCE_OF_H`]): only then is another purchase asked after.
+pub(crate) fn nonce_of_h(intent: &Intent<'_>) -> bool {
+    NONCE_OF_H.contains(&intent.pairing) && intent.role == crate::gate::Role::Payment
+}
+
+/// Whether a payment of this intent would carry a nonce another purchase of the same payer already used: its
+/// pairing's nonce is H ([`NONCE_OF_H`]), and `other` is a purchase key the journal holds for the same payer,
+/// pairing and H whose payment may have settled (any state but `not-paid`).
+pub(crate) fn nonce_used(intent: &Intent<'_>, other: Option<String>) -> Option<Begun> {
+    let other = other.filter(|key| key != intent.key && nonce_of_h(intent))?;
+    Some(Begun::Blocked(
+        Reason::NonceUsed,
+        format!(
+            "purchase {other} of the same payer already paid under H {}, and this pairing's nonce is H: the seller \
+             serves one static ATR, and a second authorization with that nonce could never settle (ask the seller \
+             for terms per transaction)",
+            intent.h.to_hex()
+        ),
+    ))
+}
+
 /// Decides from the purchase's open attempts (newest first) whether a new attempt at `at` may begin, for the
 /// request `purchase` names.
 pub(crate) fn before(open: &[Prior], at: i64, lease: u64, purchase: Option<&Purchase>) -> Result<Next, String> {
