@@ -29,6 +29,8 @@ const CONFIG_HEAD: &str = r#"# terms: the buyer's configuration, written by `ter
 journal = "journal.db"
 # The spend policy checked before every payment (`terms budget` shows its budgets).
 policy = "policy.toml"
+# The one network terms-mcp's signer pays on (the CLI asks the key for each offer's network and ignores it).
+# network = "eip155:8453"
 "#;
 
 const KEY_LINES: &str = r#"# The key: a file holding a hot key (keep it mode 0600), or key_env = "TERMS_KEY" (an environment variable), or an
