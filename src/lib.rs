@@ -10,6 +10,7 @@
 #![cfg_attr(docsrs, feature(doc_cfg))]
 #![cfg_attr(test, allow(clippy::unwrap_used, clippy::expect_used, clippy::indexing_slicing, clippy::panic))]
 
+pub mod a2a;
 #[cfg_attr(
     not(all(feature = "x402", feature = "evm")),
     allow(dead_code, reason = "helpers of the pairings; a build with fewer families uses fewer of them")
@@ -41,6 +42,7 @@ pub mod config;
 pub mod contract;
 mod decimal;
 mod decline;
+pub mod discovery;
 mod env;
 mod fetch;
 mod gate;
@@ -62,6 +64,7 @@ mod jose;
     allow(dead_code, reason = "helpers of the pairings; a build with fewer families uses fewer of them")
 )]
 pub mod json;
+mod legal_context;
 pub mod link;
 #[cfg(feature = "local-signer")]
 mod local;

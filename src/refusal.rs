@@ -230,6 +230,9 @@ reasons! {
     /// Policy (ours): the seller is not proven and the amount is above the asset's probation cap (`unproven =
     /// "probation"`); within the asset's cap, so a proven seller would be paid it.
     ProbationCap => "probation-cap",
+    /// Policy (ours): the seller's discovery document says it requires signed acceptance of its terms
+    /// (`acceptanceRequired: true`), and the policy refuses such a seller (`acceptance_required = "refuse"`).
+    AcceptanceRequired => "acceptance-required",
     /// Journal (ours): the journal cannot be read or written.
     Unavailable => "unavailable",
     /// Journal (ours): a payment for the same purchase is being signed by another attempt.

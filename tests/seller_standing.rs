@@ -25,11 +25,16 @@ const MONTH: u64 = 2_592_000;
 
 /// A policy for USDC on Base Sepolia (cap 0.1 USDC), with `seller` (the seller rules) after the asset.
 fn policy(unproven: &str, seller: &str) -> Arc<Policy> {
+    rules_with(&format!("unproven = \"{unproven}\""), seller)
+}
+
+/// The same policy with `top` among its top-level members and `tables` after the asset.
+fn rules_with(top: &str, tables: &str) -> Arc<Policy> {
     let text = format!(
         r#"
 resources = ["https://api.seller.example/v1/"]
 networks = ["eip155:84532"]
-unproven = "{unproven}"
+{top}
 
 [[assets]]
 network = "eip155:84532"
@@ -37,7 +42,7 @@ address = "{USDC}"
 symbol = "USDC"
 decimals = 6
 cap = "100000"
-{seller}
+{tables}
 "#
     );
     Arc::new(Policy::from_toml_str(&text).unwrap())
@@ -129,6 +134,25 @@ async fn a_probation_policy_holds_an_unproven_seller_to_its_probation_cap() {
     let why = declined_unfetched_unsigned("10001", &on_probation, "policy/probation-cap").await;
     assert!(why.starts_with("the amount 10001 (0.010001 USDC) is above the probation cap 10000 (0.01 USDC)"), "{why}");
     signed("10001", &on_probation.clone().seller(attested(MONTH, 1000, 990_000))).await;
+}
+
+/// The seller's discovery document requires signed acceptance (`acceptanceRequired: true`, passed as
+/// `Options::acceptance_required`): a policy that refuses such a seller declines before the link is fetched or the
+/// signer asked; one that hands it to a person returns it for approval, nothing signed; without the rule, or with
+/// the document saying `false`, it is paid.
+#[tokio::test]
+async fn a_seller_that_requires_acceptance_is_refused_or_handed_to_a_person_as_the_policy_says() {
+    let refuse = options(rules_with("acceptance_required = \"refuse\"", "")).acceptance_required(true);
+    let why = declined_unfetched_unsigned("10000", &refuse, "policy/acceptance-required").await;
+    assert!(why.contains("acceptanceRequired"), "{why}");
+    signed("10000", &refuse.clone().acceptance_required(false)).await;
+
+    let approve = options(rules_with("acceptance_required = \"approve\"", "")).acceptance_required(true);
+    let (seller, wallet) = (seller(), wallet());
+    let done = transact(offer("10000"), pairing(), &wallet, &seller, &approve).await.unwrap();
+    assert!(matches!(done, TransactOutcome::ApproveSpend(_)), "{done:?}");
+    assert_eq!(wallet.count(), 0, "nothing signed before a person approves");
+    signed("10000", &options(policy("allow", "")).acceptance_required(true)).await;
 }
 
 #[tokio::test]

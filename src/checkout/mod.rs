@@ -32,7 +32,9 @@ use serde_json::{Map, Value};
 use crate::account::Account;
 use crate::hash::AtrHash;
 use crate::json::{self, Member, js_length, safe_int};
-use crate::link::{is_agreement_url, is_https_link, is_other_scheme_link};
+use crate::legal_context::either_spelling;
+use crate::legal_context::{hash_with_non_https_link, legal_context_info};
+use crate::link::{is_agreement_url, is_other_scheme_link};
 use crate::pairing::{ChooseContext, Chosen, Quote};
 use crate::refusal::{Reason, Refusal};
 
@@ -52,42 +54,6 @@ fn json_size(value: &Value) -> Option<usize> {
 /// H from `lcp:sha256:0x…` (64 hex digits in either case).
 fn from_lcp_string(value: &str) -> Option<AtrHash> {
     value.strip_prefix(LCP_PREFIX).and_then(AtrHash::parse)
-}
-
-/// A member read the way the reference reads it: `null` counts as absent.
-fn present<'a>(map: &'a Map<String, Value>, key: &str) -> Option<&'a Value> {
-    map.get(key).filter(|v| !v.is_null())
-}
-
-/// The one value a member written in two spellings holds; `Err` when both are present and differ.
-fn either_spelling<'a>(map: &'a Map<String, Value>, camel: &str, snake: &str) -> Result<Option<&'a Value>, ()> {
-    if map.contains_key(camel) && map.contains_key(snake) && map.get(camel) != map.get(snake) {
-        return Err(());
-    }
-    Ok(present(map, camel).or_else(|| present(map, snake)))
-}
-
-/// H and the link of a legal context object: type `sha256`, a 32-byte hash, an https link in either spelling. Its
-/// length is the caller's to bound.
-fn legal_context_info(lc: &Value) -> Option<(AtrHash, String)> {
-    let lc = lc.as_object()?;
-    if lc.member("type").and_then(Value::as_str) != Some("sha256") {
-        return None;
-    }
-    let h = AtrHash::parse(lc.member("value")?.as_str()?)?;
-    let link = either_spelling(lc, "legalContextUrl", "legal_context_url").ok()??.as_str()?;
-    is_https_link(link).then(|| (h, link.to_owned()))
-}
-
-/// Whether the legal context would decode but for its one link being a link of another scheme.
-fn hash_with_non_https_link(lc: &Value) -> bool {
-    let Some(lc) = lc.as_object() else { return false };
-    lc.member("type").and_then(Value::as_str) == Some("sha256")
-        && lc.member("value").and_then(Value::as_str).and_then(AtrHash::parse).is_some()
-        && matches!(
-            either_spelling(lc, "legalContextUrl", "legal_context_url"),
-            Ok(Some(Value::String(link))) if is_other_scheme_link(link)
-        )
 }
 
 /// Why a value is not an agreement URL: `link-not-https` for a link of another scheme, else

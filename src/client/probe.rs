@@ -130,7 +130,8 @@ impl Client {
             (Some(policy), Some(quote)) => {
                 let now = self.options.clock.now();
                 let spend = Spend::new(pairing.id(), signer.account(), quote, Some(&purchase), Role::Payment, now)
-                    .with_seller(self.options.seller);
+                    .with_seller(self.options.seller)
+                    .with_acceptance_required(self.options.acceptance_required);
                 match policy.check(&spend) {
                     Ok(allowed) => Verdict::Allowed { needs_approval: allowed.needs_approval },
                     Err(refusal) => Verdict::Refused { code: refusal.declined().detail, why: refusal.why },

@@ -68,38 +68,90 @@ pub(crate) async fn read_capped(response: &mut Response, cap: usize) -> Result<V
     Ok(body)
 }
 
-async fn fetch_once(fetch: &dyn Fetch, link: &str) -> Result<Vec<u8>, Declined> {
-    let headers = [IDENTITY];
-    let mut response = fetch
-        .get(Request { url: link, headers: &headers })
-        .await
-        .map_err(|e| unfetchable("The ATR could not be fetched from the link.").with_cause(e))?;
+/// Why a capped GET ended without a body: each caller says it in its own words.
+#[derive(Debug)]
+pub(crate) enum Fault {
+    /// The fetch failed before an answer: DNS, TLS, a refused or reset connection.
+    Transport(crate::fetch::FetchError),
+    /// A 200 whose content coding is not identity (named); its body was not read.
+    Coding(String),
+    /// A 200 whose body declared or streamed more than the cap.
+    TooLarge,
+    /// A 200 whose body ended with a transport error.
+    BodyFailed,
+    /// No whole answer within [`FETCH_DEADLINE`].
+    Deadline,
+}
+
+/// An answer a capped GET read: its status, its headers, and its body where the status is 200 (any other status's
+/// body is dropped unread, which cancels its transfer).
+#[derive(Debug)]
+pub(crate) struct Got {
+    /// The status code.
+    pub(crate) status: u16,
+    /// The headers as sent.
+    pub(crate) headers: Vec<(String, String)>,
+    /// The body of a 200, at most the cap; `None` for any other status.
+    pub(crate) body: Option<Vec<u8>>,
+}
+
+impl Got {
+    /// The header's value, matched case-insensitively (repeated ones joined as [`Response::header`] joins them).
+    pub(crate) fn header(&self, name: &str) -> Option<String> {
+        let values: Vec<&str> =
+            self.headers.iter().filter(|(n, _)| n.eq_ignore_ascii_case(name)).map(|(_, v)| v.as_str()).collect();
+        (!values.is_empty()).then(|| values.join(", "))
+    }
+}
+
+async fn get_once(fetch: &dyn Fetch, url: &str, headers: &[(&str, &str)], cap: usize) -> Result<Got, Fault> {
+    let mut response = fetch.get(Request { url, headers }).await.map_err(Fault::Transport)?;
     if response.status != 200 {
-        return Err(unfetchable(format!("The link answered status {}.", response.status)));
+        return Ok(Got { status: response.status, headers: std::mem::take(&mut response.headers), body: None });
     }
     if let Some(coding) = response.header("content-encoding").filter(|c| !is_identity(Some(c))) {
-        let cause = format!("content-encoding: {coding}");
-        return Err(unfetchable("The link served a content coding other than identity.").with_cause(cause));
+        return Err(Fault::Coding(coding));
     }
-    if declared_over(response.header("content-length").as_deref(), MAX_ATR_BYTES) {
-        return Err(too_large());
+    if declared_over(response.header("content-length").as_deref(), cap) {
+        return Err(Fault::TooLarge);
     }
-    match read_capped(&mut response, MAX_ATR_BYTES).await {
-        Ok(body) => Ok(body),
-        Err(Some(())) => Err(too_large()),
-        Err(None) => Err(unfetchable("The ATR could not be fetched from the link.")
-            .with_cause("the body ended with a transport error")),
+    match read_capped(&mut response, cap).await {
+        Ok(body) => Ok(Got { status: 200, headers: std::mem::take(&mut response.headers), body: Some(body) }),
+        Err(Some(())) => Err(Fault::TooLarge),
+        Err(None) => Err(Fault::BodyFailed),
     }
+}
+
+/// One GET under the gate's fetch rules: exactly these headers (the caller names [`IDENTITY`] among them), a 200's
+/// body read only in the identity coding and at most `cap` bytes (checked on the declared length and while
+/// streaming; exactly `cap` is accepted), everything within one [`FETCH_DEADLINE`]. The [`Fetch`] never follows a
+/// redirect, so a 3xx comes back as its status.
+pub(crate) async fn get_capped(
+    fetch: &dyn Fetch,
+    url: &str,
+    headers: &[(&str, &str)],
+    cap: usize,
+) -> Result<Got, Fault> {
+    tokio::time::timeout(FETCH_DEADLINE, get_once(fetch, url, headers, cap)).await.unwrap_or(Err(Fault::Deadline))
 }
 
 /// Fetches the ATR: one GET asking for the identity coding, status 200 only, any other content coding declined
 /// with its body unread, at most [`MAX_ATR_BYTES`] read (exactly that many is accepted), all within one 10 s
 /// deadline. Every non-success path drops the body, which cancels the transfer.
 pub(crate) async fn fetch_atr(fetch: &dyn Fetch, link: &str) -> Result<Vec<u8>, Declined> {
-    tokio::time::timeout(FETCH_DEADLINE, fetch_once(fetch, link)).await.unwrap_or_else(|_| {
-        let cause = format!("no whole answer within {} s", FETCH_DEADLINE.as_secs());
-        Err(unfetchable("The ATR could not be fetched from the link.").with_cause(cause))
-    })
+    let failed = || unfetchable("The ATR could not be fetched from the link.");
+    match get_capped(fetch, link, &[IDENTITY], MAX_ATR_BYTES).await {
+        Ok(Got { body: Some(body), .. }) => Ok(body),
+        Ok(Got { status, .. }) => Err(unfetchable(format!("The link answered status {status}."))),
+        Err(Fault::Transport(e)) => Err(failed().with_cause(e)),
+        Err(Fault::Coding(coding)) => Err(unfetchable("The link served a content coding other than identity.")
+            .with_cause(format!("content-encoding: {coding}"))),
+        Err(Fault::TooLarge) => Err(too_large()),
+        Err(Fault::BodyFailed) => Err(failed().with_cause("the body ended with a transport error")),
+        Err(Fault::Deadline) => {
+            Err(failed().with_cause(format!("no whole answer within {} s", FETCH_DEADLINE.as_secs())))
+        }
+    }
 }
 
 #[cfg(test)]

@@ -259,6 +259,7 @@ fn voucher_spend(
         role: Role::Voucher,
         now: options.clock.now(),
         seller: options.seller,
+        acceptance_required: options.acceptance_required,
     };
     let verdict = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| policy.check(&spend)))
         .unwrap_or_else(|_| Err(PolicyRefusal::new(Reason::QuoteUnknown, "the spend policy panicked")));

@@ -182,6 +182,7 @@ pub(crate) fn spend_check(
         role,
         now: options.clock.now(),
         seller: options.seller,
+        acceptance_required: options.acceptance_required,
     };
     let verdict = catch_unwind(AssertUnwindSafe(|| policy.check(&spend)))
         .unwrap_or_else(|_| Err(PolicyRefusal::new(Reason::QuoteUnknown, "the spend policy panicked")));

@@ -169,6 +169,9 @@ pub struct Spend<'a> {
     pub now: u64,
     /// What the buyer verified about the seller ([`Options::seller`]); [`SellerStanding::Unproven`] where nothing was.
     pub seller: SellerStanding,
+    /// Whether the seller's discovery document requires signed acceptance of its terms (its `acceptanceRequired`,
+    /// [`Options::acceptance_required`]); `None` where the caller read no discovery document.
+    pub acceptance_required: Option<bool>,
 }
 
 impl<'a> Spend<'a> {
@@ -181,13 +184,29 @@ impl<'a> Spend<'a> {
         role: Role,
         now: u64,
     ) -> Self {
-        Self { pairing, account, quote, purchase, role, now, seller: SellerStanding::Unproven }
+        Self {
+            pairing,
+            account,
+            quote,
+            purchase,
+            role,
+            now,
+            seller: SellerStanding::Unproven,
+            acceptance_required: None,
+        }
     }
 
     /// The same payment, to a seller of this standing.
     #[must_use]
     pub const fn with_seller(mut self, seller: SellerStanding) -> Self {
         self.seller = seller;
+        self
+    }
+
+    /// The same payment, to a seller whose discovery document says this of `acceptanceRequired` (`None`: none read).
+    #[must_use]
+    pub const fn with_acceptance_required(mut self, required: Option<bool>) -> Self {
+        self.acceptance_required = required;
         self
     }
 }
@@ -518,6 +537,16 @@ impl Options {
     #[must_use]
     pub fn seller(mut self, standing: SellerStanding) -> Self {
         self.seller = standing;
+        self
+    }
+
+    /// What the seller's discovery document says of signed acceptance (its `acceptanceRequired`, read with
+    /// [`discovery::fetch`](crate::discovery::fetch)), passed to the policy with every payment of the purchase. Without
+    /// it the policy is told nothing was read (`None`). The gate reads nothing here itself: a listing is the seller's
+    /// word, and only the policy's `acceptance_required` rule acts on it.
+    #[must_use]
+    pub fn acceptance_required(mut self, required: bool) -> Self {
+        self.acceptance_required = Some(required);
         self
     }
 

@@ -172,6 +172,7 @@ pub struct Options {
     pub(crate) purchase: Option<super::Purchase>,
     pub(crate) spend_approved: Option<super::SpendApproval>,
     pub(crate) seller: super::SellerStanding,
+    pub(crate) acceptance_required: Option<bool>,
 }
 
 impl Default for Options {
@@ -188,6 +189,7 @@ impl Default for Options {
             purchase: None,
             spend_approved: None,
             seller: super::SellerStanding::Unproven,
+            acceptance_required: None,
         }
     }
 }
@@ -205,6 +207,7 @@ impl fmt::Debug for Options {
             .field("purchase", &self.purchase)
             .field("spend_approved", &self.spend_approved)
             .field("seller", &self.seller)
+            .field("acceptance_required", &self.acceptance_required)
             .finish_non_exhaustive()
     }
 }

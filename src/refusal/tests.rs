@@ -103,6 +103,7 @@ const CODES: &[(Reason, &str)] = &[
     (Reason::ApprovalRequired, "x402/approval-required"),
     (Reason::SellerUnproven, "policy/seller-unproven"),
     (Reason::ProbationCap, "policy/probation-cap"),
+    (Reason::AcceptanceRequired, "policy/acceptance-required"),
     (Reason::Unavailable, "x402/unavailable"),
     (Reason::InFlight, "x402/in-flight"),
     (Reason::StateUnknown, "x402/state-unknown"),

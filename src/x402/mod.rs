@@ -19,7 +19,9 @@ use serde_json::{Map, Value};
 use crate::codec::b64_decode;
 use crate::hash::AtrHash;
 use crate::json::{Member, Object, exact_object, is_offered, js_length, safe_int};
-use crate::link::{MAX_LINK_CHARS, is_agreement_url, is_https_link, is_other_scheme_link, link_reason};
+pub(crate) use crate::legal_context::legal_context_info;
+use crate::legal_context::{either_spelling, hash_with_non_https_link};
+use crate::link::{MAX_LINK_CHARS, is_agreement_url, link_reason};
 use crate::pairing::{Advertised, Chosen, Completed, Completion, Offer};
 use crate::payment::Payment;
 use crate::refusal::{Reason, Refusal};
@@ -50,44 +52,6 @@ pub(crate) fn served_if(pairs: bool, payable: impl FnOnce() -> bool) -> Served {
 /// Whether the document (or a payment's members) is an object with `x402Version` 2.
 pub(crate) fn is_v2(doc: &(impl Member + ?Sized)) -> bool {
     doc.member("x402Version").and_then(safe_int) == Some(2)
-}
-
-/// A member read the way the reference reads it: JSON `null` counts as absent.
-fn present<'a>(map: &'a Map<String, Value>, key: &str) -> Option<&'a Value> {
-    map.get(key).filter(|v| !v.is_null())
-}
-
-/// The one link a legal context names, in either spelling; `Err` when both are present and differ.
-fn either_spelling<'a>(info: &'a Map<String, Value>, camel: &str, snake: &str) -> Result<Option<&'a Value>, ()> {
-    if info.contains_key(camel) && info.contains_key(snake) && info.get(camel) != info.get(snake) {
-        return Err(());
-    }
-    Ok(present(info, camel).or_else(|| present(info, snake)))
-}
-
-/// H and the link of a legal context's `info`: type `sha256`, a 32-byte hash and an https link in either spelling.
-pub(crate) fn legal_context_info(info: &Value) -> Option<(AtrHash, String)> {
-    let info = info.as_object()?;
-    if info.member("type").and_then(Value::as_str) != Some("sha256") {
-        return None;
-    }
-    let h = AtrHash::parse(info.member("value")?.as_str()?)?;
-    let link = either_spelling(info, "legalContextUrl", "legal_context_url").ok()??.as_str()?;
-    is_https_link(link).then(|| (h, link.to_owned()))
-}
-
-/// Whether `info` would decode but for its one link being a link of another scheme.
-fn hash_with_non_https_link(info: &Value) -> bool {
-    let Some(info) = info.as_object() else { return false };
-    if info.member("type").and_then(Value::as_str) != Some("sha256")
-        || info.member("value").and_then(Value::as_str).and_then(AtrHash::parse).is_none()
-    {
-        return false;
-    }
-    matches!(
-        either_spelling(info, "legalContextUrl", "legal_context_url"),
-        Ok(Some(Value::String(link))) if is_other_scheme_link(link)
-    )
 }
 
 /// The hash and link in a document's `extensions.legalContext`.

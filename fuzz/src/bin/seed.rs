@@ -325,6 +325,27 @@ fn main() {
         }
     }
 
+    // discovery_a2a: each discovery.json row's bytes (parse and emit), with the a2a file's tasks in turn.
+    let discovery = vector_file("discovery.json");
+    let a2a = vector_file("a2a-legal-context.json");
+    let mut tasks = vec![a2a["A2"]["task"].clone(), a2a["A2"]["expectPlaced"].clone(), a2a["A3"]["task"].clone()];
+    for row in a2a["agreedRefusals"]["rows"].as_array().into_iter().flatten() {
+        if matches!(row["call"].as_str(), Some("place" | "read")) && !js(&row["args"][0]).contains("$repeat") {
+            tasks.push(row["args"][0].clone());
+        }
+    }
+    let rows =
+        discovery["parse"].as_array().into_iter().flatten().chain(discovery["emit"].as_array().into_iter().flatten());
+    for (i, row) in rows.enumerate() {
+        let bytes = match (row["bytes"].as_str(), row["bytesHex"].as_str()) {
+            (Some(text), _) => text.as_bytes().to_vec(),
+            (None, Some(hex)) => terms_fuzz::hex(hex),
+            (None, None) => continue,
+        };
+        let task = js(&tasks[i % tasks.len()]);
+        put("discovery_a2a", &format!("row{i}"), &join(&[&bytes, task.as_bytes()]));
+    }
+
     println!("wrote {count} seeds under {}", dir.display());
 }
 

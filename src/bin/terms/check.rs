@@ -8,7 +8,7 @@ use terms::{BoxFuture, Signer, SignerError, SigningRequest, Wallet};
 
 use crate::setup::{Setup, client, not_sent, outgoing, wallet};
 use crate::units::Assets;
-use crate::{Fail, RequestArgs, exit};
+use crate::{Fail, RequestArgs, discovery, exit};
 
 /// Probes the URL and prints the plan. The payer is `account` where given (a wallet that cannot sign), else the
 /// configuration's signer.
@@ -19,9 +19,22 @@ pub(crate) async fn run(setup: &Setup, args: &RequestArgs, account: Option<&str>
             Fail(code, format!("{why}; `terms check` signs nothing: name the payer with --account 0x… instead"))
         })?,
     };
-    let client = client(setup, payer, None, None).await?;
-    let plan = client.probe(outgoing(args)?).await.map_err(|e| not_sent(&e))?;
-    Ok(print_plan(&plan, &setup.assets, json, None))
+    let request = outgoing(args)?;
+    // The seller's discovery document (LCP §2), read first: its `acceptanceRequired` reaches the policy.
+    let found = discovery::read(setup, &args.url).await;
+    let client = client(setup, payer, None, None, discovery::acceptance(&found)).await?;
+    let plan = client.probe(request).await.map_err(|e| not_sent(&e))?;
+    if json {
+        let mut shown = serde_json::to_value(&plan).unwrap_or(Value::Null);
+        if let Some(o) = shown.as_object_mut() {
+            o.insert("discovery".to_owned(), discovery::to_json(&found, plan.h.as_ref()));
+        }
+        println!("{shown}");
+        return Ok(code(&plan));
+    }
+    let code = print_plan(&plan, &setup.assets, false, None);
+    discovery::print_text(&found, &plan);
+    Ok(code)
 }
 
 /// An address on every EIP-155 network that signs nothing: `check` chooses the option for it.

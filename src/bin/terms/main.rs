@@ -3,6 +3,7 @@
 
 mod budget;
 mod check;
+mod discovery;
 mod history;
 mod init;
 mod known_assets;
@@ -92,8 +93,8 @@ re-sends the payment already made for it, the same bytes, and makes no new payme
 enum Command {
     /// Write a commented configuration, a policy template and a new key (or name an existing signer command).
     Init(init::InitArgs),
-    /// Probe URL: show the offer, fetch and compare the terms, show the policy's verdict. Signs nothing and needs no
-    /// key: the payer is --account, else the configuration's signer.
+    /// Probe URL: show the offer, fetch and compare the terms, show the policy's verdict and the seller's discovery
+    /// document (LCP §2). Signs nothing and needs no key: the payer is --account, else the configuration's signer.
     Check {
         #[command(flatten)]
         request: RequestArgs,

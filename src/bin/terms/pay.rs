@@ -36,8 +36,10 @@ pub(crate) async fn run(setup: &Setup, args: &RequestArgs, how: How<'_>, json: b
     }
     let max = how.max.map(|m| Max::parse(m, &setup.assets)).transpose().map_err(|e| Fail(exit::USAGE, e))?;
     let wallet = wallet(&setup.config)?;
+    // What the seller's discovery document says of signed acceptance, where the policy has a rule that reads it.
+    let acceptance = crate::discovery::for_pay(setup, &args.url).await;
     if how.dry_run {
-        let client = client(setup, wallet, max.as_ref(), None).await?;
+        let client = client(setup, wallet, max.as_ref(), None, acceptance).await?;
         let plan = client.probe(request.clone()).await.map_err(|e| not_sent(&e))?;
         let key = plan.account.as_deref().map(|a| purchase_key(&request, a, how.new));
         return Ok(crate::check::print_plan(&plan, &setup.assets, json, Some(key.as_deref().unwrap_or("-"))));
@@ -50,7 +52,7 @@ pub(crate) async fn run(setup: &Setup, args: &RequestArgs, how: How<'_>, json: b
         );
     }
     let journal = journal(setup).await?;
-    let client = client(setup, wallet, max.as_ref(), Some(journal.clone())).await?;
+    let client = client(setup, wallet, max.as_ref(), Some(journal.clone()), acceptance).await?;
     eprintln!("terms: {} {}", request.method, request.url);
     let outcome = client.send(request).await.map_err(|e| not_sent(&e))?;
     let code = exit_code(&outcome);

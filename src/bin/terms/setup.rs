@@ -8,7 +8,7 @@ use terms::config;
 use terms::safety::journal::{Journal, JournalConfig, JournalTarget};
 use terms::safety::policy::Policy;
 use terms::safety::{Allowed, PolicyRefusal, Spend, SpendPolicy};
-use terms::{Reason, Wallet};
+use terms::{Options, Reason, Wallet};
 
 use crate::units::{Assets, Max};
 use crate::{Cli, Fail, RequestArgs, exit};
@@ -141,15 +141,17 @@ pub(crate) async fn read_journal(setup: &Setup) -> Result<Arc<dyn Journal>, Fail
         .map_err(|e| Fail(exit::USAGE, format!("journal: {e}")))
 }
 
-/// The client paying from `wallet`, with the policy (and `--max`), the journal where given, and the local
-/// seller's route.
+/// The client paying from `wallet`, with the policy (and `--max`), the journal where given, the local seller's
+/// route, and what the seller's discovery document says of signed acceptance (`acceptance`, for the policy).
 pub(crate) async fn client(
     setup: &Setup,
     wallet: Arc<dyn Wallet>,
     max: Option<&Max>,
     journal: Option<Arc<dyn Journal>>,
+    acceptance: Option<bool>,
 ) -> Result<Client, Fail> {
-    let mut builder = Client::builder(WalletRef(wallet));
+    let options = acceptance.map_or_else(Options::new, |a| Options::new().acceptance_required(a));
+    let mut builder = Client::builder(WalletRef(wallet)).options(options);
     if let Some(journal) = journal {
         builder = builder.journal(journal);
     }

@@ -1,5 +1,5 @@
-//! The checks of one payment against the index: resource, network, seller, unknown amount, asset, payee, cap (and
-//! the probation cap), window, budgets, approval, in that order, the first refusal returned.
+//! The checks of one payment against the index: resource, network, seller, acceptance, unknown amount, asset, payee,
+//! cap (and the probation cap), window, budgets, approval, in that order, the first refusal returned.
 
 use std::borrow::Cow;
 
@@ -7,7 +7,7 @@ use ruint::aliases::U256;
 use url::Url;
 
 use super::compile::{Asset, Compiled, address_problem, normal};
-use super::file::{Per, Unproven};
+use super::file::{Acceptance, Per, Unproven};
 use crate::gate::{Allowed, Attested, Claim, PolicyRefusal, Purchase, SellerStanding, Spend};
 use crate::pairing::Quote;
 use crate::refusal::Reason;
@@ -64,6 +64,7 @@ impl Compiled {
             );
             return refuse(Reason::SellerUnproven, why);
         }
+        let approve_acceptance = self.acceptance(spend.acceptance_required)?;
         if !quote.amount_known {
             if self.unknown_amount == super::UnknownAmount::Refuse {
                 let why = format!(
@@ -132,8 +133,26 @@ impl Compiled {
             };
             claims.push(Claim::new(budget.name.clone(), scope, asset.key.clone(), budget.window, budget.limit, amount));
         }
-        let needs_approval = asset.approval_above.is_some_and(|above| amount > above);
+        let needs_approval = approve_acceptance || asset.approval_above.is_some_and(|above| amount > above);
         Ok(Allowed::new(claims).with_approval(needs_approval))
+    }
+
+    /// The acceptance rule: `Ok(true)` when a person must approve the payment because the seller requires signed
+    /// acceptance (`acceptance_required = "approve"`), refused under `"refuse"`; `Ok(false)` otherwise.
+    fn acceptance(&self, required: Option<bool>) -> Result<bool, PolicyRefusal> {
+        if required != Some(true) {
+            return Ok(false);
+        }
+        match self.acceptance {
+            Acceptance::Allow => Ok(false),
+            Acceptance::Approve => Ok(true),
+            Acceptance::Refuse => refuse(
+                Reason::AcceptanceRequired,
+                "the seller's discovery document requires signed acceptance of its terms (acceptanceRequired), and \
+                 the policy refuses such a seller (acceptance_required = \"refuse\")"
+                    .to_owned(),
+            ),
+        }
     }
 
     /// Why the seller is not proven, or `None` when it is (or when the policy does not read the standing): a proven

@@ -27,6 +27,7 @@ pub(super) struct Compiled {
     pub(super) unknown_amount: super::UnknownAmount,
     pub(super) unproven: Unproven,
     pub(super) proof: Minimums,
+    pub(super) acceptance: super::Acceptance,
 }
 
 /// The minimum figures of an attestation that proves a seller; `None`, no minimum.
@@ -350,5 +351,6 @@ pub(super) fn compile(rules: &Rules) -> Result<Compiled, PolicyError> {
         unknown_amount: rules.unknown_amount,
         unproven: rules.unproven,
         proof,
+        acceptance: rules.acceptance_required,
     })
 }

@@ -85,6 +85,45 @@ pub struct Rules {
     /// `"probation"` or `"refuse"` (and only then). Absent, any verified attestation proves.
     #[serde(default, skip_serializing_if = "ProofRule::is_empty")]
     pub proof: ProofRule,
+    /// What a payment to a seller whose discovery document requires signed acceptance of its terms
+    /// (`acceptanceRequired: true`, LCP §2.5) gets ([`Acceptance`]): paid as any other (the default), handed back
+    /// for a person's approval, or refused.
+    #[serde(default, skip_serializing_if = "Acceptance::is_allow")]
+    pub acceptance_required: Acceptance,
+}
+
+/// What a payment to a seller that requires signed acceptance gets ([`Rules::acceptance_required`]), written
+/// `"allow"`, `"approve"` or `"refuse"`. The rule reads what the caller read from the seller's discovery document
+/// ([`Spend::acceptance_required`](crate::safety::Spend::acceptance_required)); a seller whose document does not say
+/// `true`, or whose document the caller did not read, states no requirement (LCP §2 makes the document and the
+/// member optional), and the rule lets its payments through. The default, `"allow"`, is ours: every policy written
+/// before the rule keeps its meaning.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+#[non_exhaustive]
+pub enum Acceptance {
+    /// Paid as any other: the requirement is not read. The default.
+    #[default]
+    Allow,
+    /// Allowed only once a person approves it (a person decides whether to accept the terms as the seller asks).
+    Approve,
+    /// Refused, `policy/acceptance-required`, whatever the amount.
+    Refuse,
+}
+
+impl Acceptance {
+    fn is_allow(&self) -> bool {
+        *self == Self::Allow
+    }
+
+    /// As written, e.g. `approve`.
+    pub const fn as_str(self) -> &'static str {
+        match self {
+            Self::Allow => "allow",
+            Self::Approve => "approve",
+            Self::Refuse => "refuse",
+        }
+    }
 }
 
 /// What a payment to an unproven seller gets ([`Rules::unproven`]), written `"allow"`, `"probation"` or `"refuse"`.

@@ -34,6 +34,12 @@
 //! - **network** (`network-not-allowed`): the quote's CAIP-2 network, exactly as listed.
 //! - **seller** (`seller-unproven`, ours): with `unproven = "refuse"`, a payment to a seller the policy does not count
 //!   as proven refuses, whatever it pays (before the amount is read: a charge of unknown amount too).
+//! - **acceptance** (`acceptance-required`, ours): with `acceptance_required = "refuse"`, a payment to a seller whose
+//!   discovery document says `acceptanceRequired: true`
+//!   ([`Options::acceptance_required`](crate::Options::acceptance_required), read with
+//!   [`discovery::fetch`](crate::discovery::fetch)) refuses, whatever it pays; with `"approve"` it is allowed only
+//!   once a person approves it (every later rule still applies). A document not read, or one that does not say
+//!   `true`, states no requirement. The default, `"allow"`, reads nothing.
 //! - **unknown amount** (`amount-unknown`): a quote that names no amount (a card or checkout charge) is refused, or,
 //!   with `unknown_amount = "approve"`, allowed only once a person approves it (after the window rule; no asset,
 //!   payee, cap or budget rule applies, as the quote names none).
@@ -84,6 +90,8 @@ mod error;
 mod file;
 
 #[cfg(test)]
+mod acceptance_tests;
+#[cfg(test)]
 mod seller_tests;
 #[cfg(test)]
 mod tests;
@@ -94,7 +102,9 @@ use ruint::aliases::U256;
 use serde::{Deserialize, Deserializer, Serialize, Serializer};
 
 pub use error::{Format, PolicyError, Problem};
-pub use file::{AssetRule, BudgetRule, Payees, Per, ProbationRule, ProofRule, Rules, UnknownAmount, Unproven, Window};
+pub use file::{
+    Acceptance, AssetRule, BudgetRule, Payees, Per, ProbationRule, ProofRule, Rules, UnknownAmount, Unproven, Window,
+};
 
 use super::{Allowed, PolicyRefusal, Spend, SpendPolicy};
 use compile::{Compiled, compile};
