@@ -108,6 +108,15 @@ pub mod x402;
 
 #[cfg(feature = "x402")]
 #[cfg_attr(docsrs, doc(cfg(feature = "x402")))]
+// The reference pages under docs/ hold code moved out of the README: built and run as doctests, as the README's are.
+#[cfg(all(doctest, feature = "x402", feature = "http"))]
+#[doc = include_str!("../docs/api.md")]
+#[doc = include_str!("../docs/policies.md")]
+#[doc = include_str!("../docs/fleets.md")]
+#[doc = include_str!("../docs/contract.md")]
+#[doc = include_str!("../docs/sellers.md")]
+struct DocsPages;
+
 pub use agreement::{agree, retry_seconds};
 pub use decline::{DeclineCode, Declined, Moved};
 pub use env::{Clock, CountingIds, FixedClock, Ids, RandomIds, SystemClock};

@@ -242,6 +242,10 @@ reasons! {
     /// Journal (ours): the purchase's key was used before for another request (another method, URL or body): its
     /// earlier payment stands, and nothing is paid for this request under that key.
     KeyReused => "key-reused",
+    /// Journal (ours): another purchase of the same payer, through a pairing whose authorization's nonce is H, was
+    /// paid under the same H (a seller serving one static ATR): a token settles a nonce once per payer, so this
+    /// payment could never settle, and nothing is signed.
+    NonceUsed => "nonce-used",
     /// Client (ours): a 402 that carries no offer the client reads (no `PAYMENT-REQUIRED`, no `Payment` challenge).
     NoOffer => "no-offer",
     /// An amount is not a decimal string below 2^256.

@@ -7,6 +7,7 @@ use serde_json::{Map, Value};
 
 use crate::decline::{DeclineCode, Declined};
 use crate::pairing::{Advertised, ChooseContext, Offer, Pairing};
+use crate::refusal::{Reason, Refusal};
 
 /// The protocol a pairing belongs to: the namespace of its id.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
@@ -282,7 +283,8 @@ pub fn x402_pairings() -> impl Iterator<Item = &'static dyn Pairing> {
 /// goes to `acp/checkout/undelegated` unless the buyer asks for `acp/checkout/delegated` by id (with its inputs).
 ///
 /// Ours, not the reference's (it takes the pairing id from the caller): it declines `no-payable-option` with its own
-/// detail, and the networks offered as the cause.
+/// detail, and the networks offered as the cause; except that an x402 document no pairing reads because its terms
+/// link is not https declines as the gate's read of it does, `offer-unreadable` with `x402/link-not-https`.
 pub fn pairing_for(doc: &Value, account: &str) -> Result<&'static dyn Pairing, Declined> {
     // The CAIP-2 part of the account, as written: a pairing's own namespace may be longer than CAIP-2 allows
     // (`cloudflare:402`), and the pairing's choose checks the rest.
@@ -292,9 +294,21 @@ pub fn pairing_for(doc: &Value, account: &str) -> Result<&'static dyn Pairing, D
         _ => None,
     };
     let mut offered: Vec<String> = Vec::new();
+    // An x402 document whose terms link is not https is refused by every x402 pairing's read alike: kept, so the
+    // decline is what the gate's own read says (`offer-unreadable`, `x402/link-not-https`), not "no network".
+    let mut link_refused: Option<Refusal> = None;
     for pairing in REGISTRY.iter().filter_map(Entry::pairing) {
         // A pairing's read is guarded as the gate guards it: one family's panic never takes the caller down.
-        let Ok(Ok(read)) = catch_unwind(AssertUnwindSafe(|| pairing.read(doc))) else { continue };
+        let read = match catch_unwind(AssertUnwindSafe(|| pairing.read(doc))) {
+            Ok(Ok(read)) => read,
+            Ok(Err(refusal)) => {
+                if refusal.reason() == Reason::LinkNotHttps && link_refused.is_none() {
+                    link_refused = Some(refusal);
+                }
+                continue;
+            }
+            Err(_) => continue,
+        };
         if let Offer::Challenges(challenges) = &read.offer {
             if chooses(pairing, &read, doc, account) {
                 return Ok(pairing);
@@ -321,6 +335,10 @@ pub fn pairing_for(doc: &Value, account: &str) -> Result<&'static dyn Pairing, D
                 offered.push(n.to_owned());
             }
         }
+    }
+    if let (Some(refusal), true) = (link_refused, offered.is_empty()) {
+        return Err(Declined::new(DeclineCode::OfferUnreadable, refusal.code())
+            .with_cause("the offer's terms link is not an https link: the terms are fetched over https only"));
     }
     Err(Declined::new(
         DeclineCode::NoPayableOption,

@@ -73,13 +73,20 @@ limit = "1000000"
             .arg("--config")
             .arg(self.dir.path().join("config.toml"))
             .args(args)
+            .arg("--local-seller")
+            .arg(self.local())
             .env("TERMS_KEY", seller::KEY)
-            .env("TERMS_LOOPBACK", format!("{}={}", seller::HOST, self.seller.addr));
+            .env_remove("TERMS_CONFIG");
         tokio::task::spawn_blocking(move || command.output().unwrap()).await.unwrap()
     }
 
     fn url(&self, path: &str) -> String {
         self.seller.url(path)
+    }
+
+    /// `--local-seller`'s value: the terms' host routed to the stand-in.
+    fn local(&self) -> String {
+        format!("{}={}", seller::HOST, self.seller.addr)
     }
 }
 
@@ -168,6 +175,8 @@ async fn exit_codes_follow_the_recovery() {
     let job = run.terms(&["pay", &run.url("/job")]).await;
     assert_eq!(job.status.code(), Some(5), "202: query-first");
     assert!(String::from_utf8_lossy(&job.stderr).contains("job job-1"));
+    // A journal of its own: this stand-in serves one ATR, whose nonce the /job purchase used.
+    let run = Run::new(CONFIG).await;
     let refused = run.terms(&["pay", &run.url("/refuse")]).await;
     assert_eq!(refused.status.code(), Some(3));
     let swapped = run.terms(&["pay", &run.url("/swap"), "--json"]).await;
@@ -227,7 +236,7 @@ async fn a_config_file_that_does_not_parse_names_its_line() {
     assert_eq!(out.status.code(), Some(2));
     let err = String::from_utf8_lossy(&out.stderr);
     assert!(err.contains("config.toml: line 2") && err.contains("mysql"), "{err}");
-    // A config created on first use.
+    // A --config that does not exist is an error, and nothing is created in its place.
     let fresh = run.dir.path().join("new").join("config.toml");
     let out = std::process::Command::new(env!("CARGO_BIN_EXE_terms"))
         .arg("--config")
@@ -235,8 +244,9 @@ async fn a_config_file_that_does_not_parse_names_its_line() {
         .arg("history")
         .output()
         .unwrap();
-    assert_eq!(out.status.code(), Some(0), "{}", String::from_utf8_lossy(&out.stderr));
-    assert!(Path::new(&fresh).exists());
+    assert_eq!(out.status.code(), Some(2), "{}", said(&out));
+    assert!(said(&out).contains("no such file"), "{}", said(&out));
+    assert!(!fresh.exists() && !fresh.parent().unwrap().exists());
 }
 
 /// The MCP server reads the CLI's own file: started from another folder with that `--config`, `terms-mcp` opens the
@@ -408,3 +418,14 @@ async fn an_empty_journal_file_is_refused_and_left_as_it_is() {
     assert!(err.contains("journal.db") && err.contains("empty"), "{err}");
     assert_eq!(std::fs::metadata(&journal).unwrap().len(), 0);
 }
+
+#[path = "cli/exits.rs"]
+mod exits;
+#[path = "cli/first_use.rs"]
+mod first_use;
+#[path = "cli/local_seller.rs"]
+mod local_seller;
+#[path = "cli/purchases.rs"]
+mod purchases;
+#[path = "cli/units.rs"]
+mod units;

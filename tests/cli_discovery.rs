@@ -95,8 +95,9 @@ impl Run {
             .arg("--config")
             .arg(self.dir.path().join("config.toml"))
             .args(args)
-            .env("TERMS_KEY", seller::KEY)
-            .env("TERMS_LOOPBACK", format!("{}={}", seller::HOST, self.addr));
+            .arg("--local-seller")
+            .arg(format!("{}={}", seller::HOST, self.addr))
+            .env("TERMS_KEY", seller::KEY);
         tokio::task::spawn_blocking(move || command.output().unwrap()).await.unwrap()
     }
 

@@ -28,6 +28,10 @@ mod processes;
 #[path = "journal/states.rs"]
 mod states;
 
+// One nonce per payer: a second purchase under one H, through a pairing whose nonce is H.
+#[path = "journal/nonces.rs"]
+mod nonces;
+
 // SQLite alone: eight processes creating one file, a file stamped by another application, a write the disk refuses.
 #[path = "journal/sqlite.rs"]
 mod sqlite;
@@ -111,7 +115,7 @@ fn dir() -> tempfile::TempDir {
 }
 
 fn short(lease: u64, busy_ms: u64) -> JournalConfig {
-    JournalConfig { lease_seconds: lease, busy_timeout: Duration::from_millis(busy_ms), max_bytes: None }
+    JournalConfig { lease_seconds: lease, busy_timeout: Duration::from_millis(busy_ms), ..JournalConfig::default() }
 }
 
 #[test]

@@ -87,3 +87,22 @@ fn an_account_on_no_offered_network_is_declined_with_the_networks() {
         assert!(d.cause.as_deref().is_some_and(|c| c.contains("eip155:")), "{file}: {:?}", d.cause);
     }
 }
+
+/// buyer.json row B10: D with an `http://` link declines `offer-unreadable`, `x402/link-not-https`, before any
+/// fetch; `pairing_for` (the client's and MCP's way in) gives that decline, not "no network offered".
+#[test]
+fn an_offer_whose_terms_link_is_not_https_is_unreadable() {
+    let file: Value = serde_json::from_slice(
+        &std::fs::read(Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/vectors/buyer.json")).unwrap(),
+    )
+    .unwrap();
+    let row = file["rows"].as_array().unwrap().iter().find(|r| r["name"] == "B10").unwrap();
+    let link = row["input"][1]["stubRead"]["link"].as_str().unwrap();
+    let mut doc = file["fixed"]["D"].clone();
+    doc["extensions"]["legalContext"]["info"]["legalContextUrl"] = link.into();
+    let account =
+        format!("{}:0xf39Fd6e51aad88F6F4ce6aB8827279cffFb92266", doc["accepts"][0]["network"].as_str().unwrap());
+    let Err(d) = pairing_for(&doc, &account) else { panic!("an http link is not paid") };
+    assert_eq!(d.code.to_string(), row["expect"][0]["decline"].as_str().unwrap());
+    assert_eq!(d.detail, row["expect"][0]["detail"].as_str().unwrap());
+}

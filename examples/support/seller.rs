@@ -14,6 +14,9 @@
 //! | `/flaky` | 503 with `Retry-After: 1` to the first paid request, then as `/report` |
 //! | `/drop` | the connection dropped with no answer to the first paid request (settled all the same); a re-send with the same payment-identifier gets the cached answer |
 //! | `/redirect` | 302 to `/elsewhere` |
+//! | `/down` | 503 with `Retry-After: 3600` to every paid request (longer than a client waits) |
+//! | `/quota` | 429 with an exhausted quota (`X-Quota-Limit`, `X-Quota-Remaining: 0`, `X-Quota-Reset`) to every paid request |
+//! | `/http-link` | as `/report`, but its offer's terms link is `http://`, not `https://` |
 //! | `/swap` | as `/report`, but its ATR link serves other bytes than the H it advertises |
 //! | `/free` | 200 without asking for payment |
 //! | `/open` | as `/report`, for peers' clients in the bench (`benches/peers`): the offer and the signature checks are the same, but the nonce may be any (a peer's random one), and nothing but the request line is kept (no nonce is settled once) |
@@ -156,7 +159,7 @@ pub fn offer(addr: SocketAddr, path: &str) -> Value {
             "maxTimeoutSeconds": 60, "extra": {"name": "USDC", "version": "2"}
         }],
         "extensions": {
-            "legalContext": {"info": {"type": "sha256", "value": h(), "legalContextUrl": format!("https://{HOST}/atr/{}{}", h(), if path == "/swap" { "?swap" } else { "" })}},
+            "legalContext": {"info": {"type": "sha256", "value": h(), "legalContextUrl": format!("{}://{HOST}/atr/{}{}", if path == "/http-link" { "http" } else { "https" }, h(), if path == "/swap" { "?swap" } else { "" })}},
             "payment-identifier": {"info": {"required": false}}
         }
     })
@@ -392,6 +395,13 @@ async fn answer(
     }
     if path == "/redirect" {
         return Ok(reply(302, &[("Location", format!("http://{addr}/elsewhere"))], ""));
+    }
+    if path == "/down" {
+        return Ok(reply(503, &[("Retry-After", "3600".into())], "down for an hour"));
+    }
+    if path == "/quota" {
+        let quota = [("X-Quota-Limit", "10".into()), ("X-Quota-Remaining", "0".into()), ("X-Quota-Reset", "60".into())];
+        return Ok(reply(429, &quota, "quota exhausted"));
     }
     if s.nonces.contains(&nonce) {
         return Ok(required(addr, &path, Some("invalid_exact_evm_nonce_used")));

@@ -12,23 +12,107 @@
 //! - `key_env`, `key_file`, or `signer_command` with `signer_address` and `signer_timeout`: the signer, on the one
 //!   network `network = "eip155:…"` names. With it the server offers `atr_transact`, `atr_agree`,
 //!   `atr_channel_within` and `atr_pay` (whose URL is held to the same public-address rule as the fetch). A `key_env` whose variable is not set is no signer.
+//!
+//! `--local-seller HOST=ADDRESS` (e.g. `seller.test=127.0.0.1:8402`), for trying a seller on this machine: the terms
+//! links and `atr_pay` URLs `https://HOST/…` go to `http://ADDRESS/…`, which must be a loopback address; every other
+//! link and URL keeps the public-address rule. It is read from the command line only, never from the file.
 
+use std::net::SocketAddr;
 use std::process::ExitCode;
 use std::sync::Arc;
 
-use terms::http::PublicFetch;
-use terms::mcp::{BuyerOptions, buyer_server};
+use terms::client::{Incoming, Outgoing, ReqwestTransport, Transport, TransportError};
+use terms::http::{LoopbackFetch, PublicFetch};
+use terms::mcp::{BuyerOptions, PublicTransport, buyer_server};
 use terms::safety::journal::JournalConfig;
+use terms::{BoxFuture, Fetch, FetchError, Request, Response};
 
-/// The server's options, from `--config FILE` where one is given.
-async fn configured(mut options: BuyerOptions) -> Result<BuyerOptions, String> {
+/// The command line: `--config FILE` and `--local-seller HOST=ADDRESS`, each at most once.
+#[derive(Default)]
+struct Flags {
+    config: Option<String>,
+    local: Option<(String, SocketAddr)>,
+}
+
+fn flags() -> Result<Flags, String> {
+    let mut flags = Flags::default();
     let mut args = std::env::args().skip(1);
     while let Some(arg) = args.next() {
-        if arg != "--config" {
-            return Err(format!("unknown argument {arg:?} (the one argument is --config FILE)"));
+        match arg.as_str() {
+            "--config" => flags.config = Some(args.next().ok_or("--config needs a file")?),
+            "--local-seller" => {
+                let spec = args.next().ok_or("--local-seller needs HOST=ADDRESS")?;
+                flags.local = Some(LoopbackFetch::route_spec(&spec).map_err(|e| format!("--local-seller {e}"))?);
+            }
+            _ => {
+                return Err(format!(
+                    "unknown argument {arg:?} (the arguments are --config FILE, --local-seller HOST=ADDRESS)"
+                ));
+            }
         }
-        let path = args.next().ok_or("--config needs a file")?;
-        let config = terms::config::read(std::path::Path::new(&path)).map_err(|e| e.0)?;
+    }
+    Ok(flags)
+}
+
+/// The host a URL names, where it is an `https` URL.
+fn https_host(url: &str) -> Option<String> {
+    let rest = url.strip_prefix("https://")?;
+    let authority = &rest[..rest.find(['/', '?', '#']).unwrap_or(rest.len())];
+    Some(authority.to_ascii_lowercase())
+}
+
+/// The terms' fetch with `--local-seller`: the local host's links from the seller on loopback, every other link
+/// from public addresses only.
+#[derive(Debug)]
+struct LocalFetch {
+    host: String,
+    local: LoopbackFetch,
+    public: PublicFetch,
+}
+
+impl Fetch for LocalFetch {
+    fn get<'a>(&'a self, request: Request<'a>) -> BoxFuture<'a, Result<Response, FetchError>> {
+        if https_host(request.url).as_deref() == Some(self.host.as_str()) {
+            return self.local.get(request);
+        }
+        self.public.get(request)
+    }
+}
+
+/// `atr_pay`'s transport with `--local-seller`: `https://HOST/…` sent to `http://ADDRESS/…`, every other URL on the
+/// public-address transport.
+#[derive(Debug)]
+struct LocalTransport {
+    host: String,
+    addr: SocketAddr,
+    direct: ReqwestTransport,
+    public: PublicTransport,
+}
+
+impl Transport for LocalTransport {
+    fn send<'a>(&'a self, request: &'a Outgoing) -> BoxFuture<'a, Result<Incoming, TransportError>> {
+        Box::pin(async move {
+            if https_host(&request.url).as_deref() != Some(self.host.as_str()) {
+                return self.public.send(request).await;
+            }
+            let rest = request.url.strip_prefix("https://").unwrap_or_default();
+            let path = &rest[rest.find(['/', '?', '#']).unwrap_or(rest.len())..];
+            let mut routed = request.clone();
+            routed.url = format!("http://{}{}{path}", self.addr, if path.starts_with('/') { "" } else { "/" });
+            self.direct.send(&routed).await
+        })
+    }
+}
+
+/// The server's options, from `--config FILE` where one is given.
+async fn configured(mut options: BuyerOptions, flags: &Flags) -> Result<BuyerOptions, String> {
+    if let Some((host, addr)) = &flags.local {
+        let direct = ReqwestTransport::new().map_err(|e| e.to_string())?;
+        let public = PublicTransport::new().map_err(|e| e.to_string())?;
+        options = options.pay_transport(Arc::new(LocalTransport { host: host.clone(), addr: *addr, direct, public }));
+    }
+    if let Some(path) = &flags.config {
+        let config = terms::config::read(std::path::Path::new(path)).map_err(|e| e.0)?;
         if let Some(policy) = config.load_policy().map_err(|e| format!("{path}: policy: {e}"))? {
             options = options.policy(Arc::new(policy));
         }
@@ -36,7 +120,9 @@ async fn configured(mut options: BuyerOptions) -> Result<BuyerOptions, String> {
             options = options.signer(config.signer().map_err(|e| format!("{path}: {e}"))?);
         }
         if let Some(target) = &config.journal {
-            match terms::config::open_journal(target, JournalConfig::default()).await {
+            // A purchase whose nonce the payer already used (a seller's static ATR) is refused before it is signed.
+            let journal_config = JournalConfig { one_nonce_per_payer: true, ..JournalConfig::default() };
+            match terms::config::open_journal(target, journal_config).await {
                 Ok(journal) => options = options.journal(journal),
                 Err(e) => {
                     let why = format!("{path}: the journal cannot be opened: {e}");
@@ -49,16 +135,31 @@ async fn configured(mut options: BuyerOptions) -> Result<BuyerOptions, String> {
     Ok(options)
 }
 
+/// The terms' fetch: public addresses only, or with `--local-seller` that host's links from loopback.
+fn fetch(flags: &Flags) -> Result<Arc<dyn Fetch>, FetchError> {
+    let public = PublicFetch::new()?;
+    let Some((host, addr)) = &flags.local else { return Ok(Arc::new(public)) };
+    let local = LoopbackFetch::new()?.route(host.clone(), *addr)?;
+    Ok(Arc::new(LocalFetch { host: host.clone(), local, public }))
+}
+
 #[tokio::main]
 async fn main() -> ExitCode {
-    let fetch = match PublicFetch::new() {
+    let flags = match flags() {
+        Ok(f) => f,
+        Err(e) => {
+            eprintln!("terms-mcp: {e}");
+            return ExitCode::from(2);
+        }
+    };
+    let fetch = match fetch(&flags) {
         Ok(f) => f,
         Err(e) => {
             eprintln!("terms-mcp: cannot build the fetch: {e}");
             return ExitCode::FAILURE;
         }
     };
-    let options = match configured(BuyerOptions::new(Arc::new(fetch))).await {
+    let options = match configured(BuyerOptions::new(fetch), &flags).await {
         Ok(options) => options,
         Err(e) => {
             eprintln!("terms-mcp: {e}");

@@ -203,6 +203,7 @@ async fn answered(
         (Word::Unreadable(_), _) => (Answered::Unknown(&unknown), PaymentState::Unknown),
         _ if pending => (Answered::Pending(&record), PaymentState::Unknown),
         _ if queued => (Answered::Queued(&record), PaymentState::Settled),
+        (_, None) if (200..=299).contains(&status) => (Answered::Completed(&record), PaymentState::Settled),
         (_, None) => (Answered::Settled(&record), PaymentState::Settled),
         (_, Some(r)) if r.charge() == Charge::No => (Answered::NotPaid(&record), PaymentState::NotPaid),
         (_, Some(r)) if r.charge() == Charge::Yes => (Answered::Settled(&record), PaymentState::Settled),

@@ -177,6 +177,8 @@ pub(crate) fn choose(offer: &mut Offer, wallet: &dyn Wallet) -> Result<Choice, D
         "No pairing of this build pays an option of the offer from the wallet's accounts.",
     );
     Err(match last {
+        // The offer itself cannot be read (a terms link that is not https): that decline, as the gate gives it.
+        Some(d) if d.code == DeclineCode::OfferUnreadable => d,
         Some(d) => declined.with_cause(d.cause.unwrap_or(d.detail)),
         None => {
             declined.with_cause(format!("the wallet pays on none of the networks offered: [{}]", offered.join(", ")))

@@ -24,6 +24,8 @@ pub enum Verdict {
         /// A person approves it first.
         needs_approval: bool,
     },
+    /// A policy is set, but the offer was declined before a payment to ask it about was known.
+    NotAsked,
     /// Refused: `policy/<reason>`, and why.
     Refused {
         /// The refusal's code, e.g. `policy/amount-above-cap`.
@@ -87,6 +89,9 @@ impl Client {
     pub async fn probe(&self, request: Outgoing) -> Result<Plan, ClientError> {
         let first = flow::once(self, self.transport.as_ref(), &request).await.map_err(ClientError::Transport)?;
         let mut plan = Plan::unpaid(first.status);
+        if self.options.policy.is_some() {
+            plan.policy = Verdict::NotAsked;
+        }
         if first.status != 402 {
             return Ok(plan);
         }

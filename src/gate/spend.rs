@@ -463,6 +463,9 @@ pub enum Ended<'a> {
 pub enum Answered<'a> {
     /// Settled: the settlement response or receipt as received. The reservation becomes spend.
     Settled(&'a serde_json::Value),
+    /// Settled and answered with the purchase itself (a 2xx other than 202, with its body): settled as
+    /// [`Answered::Settled`] is, and the execution `completed`.
+    Completed(&'a serde_json::Value),
     /// Accepted and queued (a 202 with a job id): settled as [`Answered::Settled`] is, the execution `queued`
     /// and the retry `query-first` (ask for the job before anything else).
     Queued(&'a serde_json::Value),

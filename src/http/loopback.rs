@@ -4,8 +4,9 @@
 //! [`HttpFetch`](super::HttpFetch) (no redirect followed, nothing decompressed, no proxy). Any other link is refused
 //! before a connection is made, so nothing reaches the network.
 //!
-//! It exists only with the `loopback` feature. Name that feature in `[dev-dependencies]` alone: Cargo then never
-//! turns it on in a build of your program, so production code cannot reach it by accident.
+//! It exists only with the `loopback` feature, which the `terms` CLI (`cli`) and `terms-mcp` (`mcp`) build for their
+//! `--local-seller HOST=ADDRESS` flag, followed only when the operator names it on the command line. A library user
+//! names the feature in `[dev-dependencies]` alone: Cargo then never turns it on in a build of their program.
 
 use std::net::SocketAddr;
 
@@ -42,6 +43,25 @@ impl LoopbackFetch {
         Ok(self)
     }
 
+    /// Reads a route as a person writes it, `HOST=ADDRESS` (`seller.test=127.0.0.1:8402`): the host name and the
+    /// address, which must be a loopback one. The `--local-seller` flag of the `terms` CLI and of `terms-mcp`.
+    pub fn route_spec(spec: &str) -> Result<(String, SocketAddr), FetchError> {
+        let fail = |why: String| FetchError::new(format!("{spec}: {why}"));
+        let (host, addr) =
+            spec.split_once('=').ok_or_else(|| fail("not HOST=ADDRESS (seller.test=127.0.0.1:8402)".into()))?;
+        let addr: SocketAddr = addr.parse().map_err(|_| fail(format!("{addr:?} is not an IP address and port")))?;
+        if !addr.ip().is_loopback() {
+            return Err(fail(format!(
+                "{} is not a loopback address: only a seller on this machine is followed",
+                addr.ip()
+            )));
+        }
+        if host.is_empty() || host.contains(['/', ':', '@', '?', '#']) {
+            return Err(fail(format!("{host:?} is not a host name")));
+        }
+        Ok((host.to_ascii_lowercase(), addr))
+    }
+
     /// The plain-HTTP URL a routed link goes to, or `None` for a link no route names.
     fn target(&self, url: &str) -> Option<String> {
         let rest = url.strip_prefix("https://")?;
@@ -76,5 +96,9 @@ mod tests {
         assert_eq!(fetch.target("https://other.test/terms.json"), None);
         assert_eq!(fetch.target("http://seller.test/terms.json"), None);
         assert!(LoopbackFetch::new().unwrap().route("x.test", "10.0.0.1:80".parse().unwrap()).is_err());
+        assert_eq!(LoopbackFetch::route_spec("Seller.Test=127.0.0.1:8402").unwrap(), ("seller.test".into(), at));
+        for bad in ["seller.test=10.0.0.1:80", "seller.test", "=127.0.0.1:1", "a/b=127.0.0.1:1", "x=127.0.0.1"] {
+            assert!(LoopbackFetch::route_spec(bad).is_err(), "{bad}");
+        }
     }
 }

@@ -50,15 +50,12 @@ pub(crate) const PAY: [Field; 6] = [
     ),
 ];
 
-pub(crate) const DESCRIPTION: &str = "Sends an HTTP request and, where the seller answers 402, pays it with this \
-     host's wallet: the host's spend policy is checked before anything is signed, the terms (ATR) are fetched once \
-     and compared with the hash the offer advertises, the payment carries that hash, every step is journaled, and \
-     the paid request is re-sent (byte for byte, the same payment) at most 3 times after a timeout or a 5xx. Returns \
-     the seller's answer (`response`: status, headers, body as utf8 or base64, at most 1 MiB), the `receipt` (the \
-     settlement the seller sent), the payment sent (`paid`), the four `states` and the `recovery` (what to do next; \
-     null on success). A decline means nothing was paid. The same call made again is the same purchase: its \
-     `Idempotency-Key` is derived from the method, URL, body and payer, and a journaled payment is re-sent, never \
-     signed twice.";
+pub(crate) const DESCRIPTION: &str = "Sends an HTTP request and, on a 402, pays it with this host's wallet: the \
+     spend policy is checked first, the terms (ATR) are fetched once and compared with the offer's hash, the payment \
+     carries it, every step is journaled, and the paid request is re-sent unchanged at most 3 times after a timeout \
+     or a 5xx. Returns `response` (status, headers, body, at most 1 MiB), `receipt`, `paid`, `states` and \
+     `recovery` (what to do next; null on success). A decline means nothing was paid. The same call again is the \
+     same purchase (its `Idempotency-Key` derives from method, URL, body and payer): re-sent, never signed twice.";
 
 /// The transport `atr_pay` sends on when the host names none: the gate's hardened reqwest client, https only, its
 /// connections only to public addresses ([`PublicResolver`](crate::http::PublicResolver)), every URL checked with
@@ -259,6 +256,10 @@ fn outcome_json(outcome: Outcome) -> Result<Value, Fail> {
                 Value::Object(m) => m,
                 _ => Map::new(),
             };
+            // The decline's cause (a policy's rule and the amounts it compared, a link's fault): what to mend.
+            if let (Some(cause), Some(Value::Object(d))) = (&r.declined.cause, out.get_mut("decline")) {
+                d.insert("cause".into(), Value::String(cause.clone()));
+            }
             out.insert("outcome".into(), json!("refused"));
             out.insert("status".into(), json!(r.status));
             out.insert("pairing".into(), r.pairing.map_or(Value::Null, Value::String));

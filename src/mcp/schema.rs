@@ -6,7 +6,7 @@ use serde_json::{Map, Value, json};
 
 use crate::codec::b64_decode;
 use crate::json::MAX_SAFE_INTEGER;
-use crate::pairing::{InputSpec, InputType};
+use crate::pairing::{InputFormat, InputSpec, InputType};
 use crate::registry::REGISTRY;
 
 use super::seal::is_mac_form;
@@ -109,18 +109,20 @@ fn kind_schema(kind: Kind) -> Value {
     }
 }
 
-/// What a pairing needs of one input, in words: `x402/batch-settlement/eip155: required`.
-fn taken_by(id: &str, spec: &InputSpec) -> String {
-    match (spec.offered, spec.required) {
-        (Some(member), _) => format!("{id}: required unless the chosen option has {member}"),
-        (None, true) => format!("{id}: required"),
-        (None, false) => format!("{id}: optional"),
-    }
+/// The name under `$defs` of an input's type and form: `string-hex20`, `string-decimal`, `integer`.
+fn form_name(spec: &InputSpec) -> String {
+    let form = match spec.format {
+        InputFormat::Any => String::new(),
+        InputFormat::Hex(bytes) => format!("-hex{bytes}"),
+        InputFormat::Decimal => "-decimal".into(),
+        InputFormat::NonEmpty => "-nonempty".into(),
+    };
+    format!("{}{form}", spec.ty.as_str())
 }
 
-/// One input as a JSON Schema property: its JSON type (an integer within JSON's safe range, as the gate reads one),
-/// its form as a `pattern`, and the words.
-fn input_property(spec: &InputSpec, words: String) -> Value {
+/// An input's type and form as a JSON Schema: its JSON type (an integer within JSON's safe range, as the gate reads
+/// one) and its form as a `pattern`. Written once per form under `$defs` ([`defs`]) and referred to from each input.
+fn form_schema(spec: &InputSpec) -> Value {
     let mut property = Map::new();
     property.insert("type".into(), json!(spec.ty.as_str()));
     if spec.ty == InputType::Integer {
@@ -130,97 +132,130 @@ fn input_property(spec: &InputSpec, words: String) -> Value {
     if let Some(pattern) = spec.format.pattern() {
         property.insert("pattern".into(), json!(pattern));
     }
-    property.insert("description".into(), Value::String(words));
     Value::Object(property)
 }
 
-/// What the input is, and its form in words.
-fn meaning(spec: &InputSpec) -> String {
-    let mut words = spec.meaning.to_owned();
-    if let Some(hint) = spec.format.hint() {
-        words.push_str(&format!(" Form: {hint}."));
+/// A reference to the input's form under `$defs`.
+fn form_ref(spec: &InputSpec) -> Value {
+    json!({"$ref": format!("#/$defs/{}", form_name(spec))})
+}
+
+/// The built pairings' input specs, in registry order.
+fn built_specs() -> impl Iterator<Item = (&'static str, &'static InputSpec)> {
+    REGISTRY
+        .iter()
+        .filter_map(|e| e.pairing().map(|p| (e.id, p)))
+        .flat_map(|(id, p)| p.inputs().iter().map(move |s| (id, s)))
+}
+
+/// The `$defs` of a tool that takes the buyer's inputs: every form a built pairing's input has, once.
+pub(crate) fn defs() -> Map<String, Value> {
+    let mut defs = Map::new();
+    for (_, spec) in built_specs() {
+        defs.entry(form_name(spec)).or_insert_with(|| form_schema(spec));
     }
-    words
+    defs
 }
 
 /// The schema of the buyer's inputs, made from the input specs of every pairing this build implements: one property
-/// per input name, with its JSON type, its form as a `pattern`, and a description of what it is and which pairings
-/// take it (required or not). A member no pairing takes is allowed and ignored, as the gate ignores it. This merged
-/// list is for a client that reads no `if`/`then`; [`pairing_inputs`] holds the members to one pairing's specs. It is
-/// stricter than the gate in one way only: a member given in another form than its takers' is refused here even
-/// where the chosen pairing does not take it (and the gate ignores it).
+/// per input name, referring to its type and form under `$defs` ([`defs`]), with what it is in words. A member no
+/// pairing takes is allowed and ignored, as the gate ignores it. This merged list is for a client that reads no
+/// `if`/`then`; [`pairing_inputs`] holds the members to one pairing's specs (which it takes, and which it requires).
+/// It is stricter than the gate in one way only: a member given in another form than its takers' is refused here
+/// even where the chosen pairing does not take it (and the gate ignores it).
 pub(crate) fn inputs_schema() -> Value {
     let mut specs: Vec<(&'static str, Vec<(&'static str, &'static InputSpec)>)> = Vec::new();
-    for (id, pairing) in REGISTRY.iter().filter_map(|e| e.pairing().map(|p| (e.id, p))) {
-        for spec in pairing.inputs() {
-            match specs.iter_mut().find(|(name, _)| *name == spec.name) {
-                Some((_, takers)) => takers.push((id, spec)),
-                None => specs.push((spec.name, vec![(id, spec)])),
-            }
+    for (id, spec) in built_specs() {
+        match specs.iter_mut().find(|(name, _)| *name == spec.name) {
+            Some((_, takers)) => takers.push((id, spec)),
+            None => specs.push((spec.name, vec![(id, spec)])),
         }
     }
     let mut properties = Map::new();
     for (name, takers) in &specs {
         let Some((_, first)) = takers.first() else { continue };
-        let mut words = meaning(first);
-        // A pairing that reads the same input with its own meaning (an opening's `deposit`) says so.
-        for (id, spec) in takers.iter().filter(|(_, spec)| spec.meaning != first.meaning) {
-            words.push_str(&format!(" For {id}: {}", spec.meaning));
-        }
+        let words = first.meaning.to_owned();
         // Where the pairings that take the name disagree on its type or form, the merged property names neither,
         // so that no pairing's own form fails it; each pairing's `then` holds it to its own.
         let agreed = takers.iter().all(|(_, spec)| (spec.ty, spec.format) == (first.ty, first.format));
-        let takers: Vec<String> = takers.iter().map(|(id, spec)| taken_by(id, spec)).collect();
-        words.push_str(&format!(" Taken by {}.", takers.join("; ")));
-        let property = if agreed { input_property(first, words) } else { json!({"description": words}) };
+        let mut property = if agreed { form_ref(first) } else { json!({}) };
+        if let Value::Object(p) = &mut property {
+            p.insert("description".into(), Value::String(words));
+        }
         properties.insert((*name).to_owned(), property);
     }
     json!({"type": "object", "properties": properties, "additionalProperties": true})
 }
 
 /// The `inputs` one pairing takes, as the gate holds them before that pairing chooses ([`check_inputs`]): a
-/// property per spec of its type and form, and `required` the specs that are required and that no member of the
-/// option stands in for. An input the option may stand in for ([`InputSpec::offered`]) is never required here, as
-/// only the pairing's choice sees whether the option has the member; given, it must still be of its form (the gate
-/// asks the same where the option lacks the member, and ignores the input where the option has it). Members no spec
-/// names are allowed, as the gate ignores them.
+/// property per spec referring to its type and form, and `required` the specs that are required and that no member
+/// of the option stands in for. An input the option may stand in for ([`InputSpec::offered`]) is never required
+/// here, as only the pairing's choice sees whether the option has the member; given, it must still be of its form
+/// (the gate asks the same where the option lacks the member, and ignores the input where the option has it).
+/// Members no spec names are allowed (JSON Schema's default), as the gate ignores them; the merged property already
+/// holds `inputs` to an object, and every input whose takers all read it in one form (`shared`) to that form, so
+/// only the others are named here.
 ///
 /// [`check_inputs`]: crate::pairing::check_inputs
-pub(crate) fn pairing_inputs(specs: &[InputSpec]) -> Value {
-    let mut properties = Map::new();
-    for spec in specs {
-        let mut words = meaning(spec);
-        if let Some(member) = spec.offered {
-            words.push_str(&format!(" Required unless the chosen option has {member}."));
-        }
-        properties.insert(spec.name.to_owned(), input_property(spec, words));
-    }
+pub(crate) fn pairing_inputs(specs: &[InputSpec], shared: &[&str]) -> Value {
+    let properties: Map<String, Value> =
+        specs.iter().filter(|s| !shared.contains(&s.name)).map(|s| (s.name.to_owned(), form_ref(s))).collect();
     let required: Vec<&str> = specs.iter().filter(|s| s.required && s.offered.is_none()).map(|s| s.name).collect();
-    json!({"type": "object", "properties": properties, "required": required, "additionalProperties": true})
+    let mut out = Map::new();
+    if !properties.is_empty() {
+        out.insert("properties".into(), Value::Object(properties));
+    }
+    if !required.is_empty() {
+        out.insert("required".into(), json!(required));
+    }
+    Value::Object(out)
 }
 
 /// For a tool that names a pairing and takes the buyer's inputs: one `if`/`then` per built pairing that takes any
 /// input, the inputs held to that pairing's specs ([`pairing_inputs`]) where the `pairing` member is its id, and
 /// `inputs` itself required where the pairing requires one of them (the gate reads absent inputs as `{}`). A pairing
 /// that takes no input has no entry: the merged properties are all it is held to, and it ignores every member.
-fn per_pairing(pairing: &str, inputs: &str) -> Vec<Value> {
+fn per_pairing(pairing: &str, inputs: &str, pairing_required: bool) -> Vec<Value> {
+    let shared = agreed_forms();
     let mut out = Vec::new();
     for (id, pairing_specs) in REGISTRY.iter().filter_map(|e| e.pairing().map(|p| (e.id, p.inputs()))) {
-        if pairing_specs.is_empty() {
+        let needs_inputs = pairing_specs.iter().any(|s| s.required && s.offered.is_none());
+        let held = pairing_inputs(pairing_specs, &shared);
+        if held.as_object().is_none_or(Map::is_empty) {
             continue;
         }
-        let needs_inputs = pairing_specs.iter().any(|s| s.required && s.offered.is_none());
         let mut then = Map::new();
-        then.insert("properties".into(), json!({ inputs: pairing_inputs(pairing_specs) }));
+        then.insert("properties".into(), json!({ inputs: held }));
         if needs_inputs {
             then.insert("required".into(), json!([inputs]));
         }
-        out.push(json!({
-            "if": {"properties": {pairing: {"const": id}}, "required": [pairing]},
-            "then": then,
-        }));
+        // Where the tool requires the pairing, an `if` without it is never the one that decides.
+        let mut when = json!({"properties": {pairing: {"const": id}}});
+        if !pairing_required && let Value::Object(w) = &mut when {
+            w.insert("required".into(), json!([pairing]));
+        }
+        out.push(json!({"if": when, "then": then}));
     }
     out
+}
+
+/// The input names every taker reads in one type and form: the merged property holds them to it for any pairing.
+fn agreed_forms() -> Vec<&'static str> {
+    let mut names: Vec<&'static str> = Vec::new();
+    let mut split: Vec<&'static str> = Vec::new();
+    let mut first: Vec<(&'static str, (InputType, InputFormat))> = Vec::new();
+    for (_, spec) in built_specs() {
+        match first.iter().find(|(n, _)| *n == spec.name) {
+            Some((_, form)) if *form != (spec.ty, spec.format) => split.push(spec.name),
+            Some(_) => {}
+            None => {
+                first.push((spec.name, (spec.ty, spec.format)));
+                names.push(spec.name);
+            }
+        }
+    }
+    names.retain(|n| !split.contains(n));
+    names
 }
 
 /// The JSON Schema of a tool's arguments: an object with exactly these members; where it names a pairing and takes
@@ -240,9 +275,13 @@ pub(crate) fn schema(fields: &[Field]) -> Map<String, Value> {
     out.insert("properties".into(), Value::Object(properties));
     out.insert("required".into(), Value::Array(required));
     out.insert("additionalProperties".into(), json!(false));
+    if fields.iter().any(|f| matches!(f.kind, Kind::Inputs | Kind::ChannelInputs)) {
+        out.insert("$defs".into(), Value::Object(defs()));
+    }
     let named = |kind: Kind| fields.iter().find(|f| f.kind == kind).map(|f| f.name);
     if let (Some(pairing), Some(inputs)) = (named(Kind::Pairing), named(Kind::Inputs)) {
-        let each = per_pairing(pairing, inputs);
+        let required = fields.iter().any(|f| f.kind == Kind::Pairing && f.required);
+        let each = per_pairing(pairing, inputs, required);
         if !each.is_empty() {
             out.insert("allOf".into(), Value::Array(each));
         }
@@ -364,18 +403,21 @@ mod tests {
                 let p = &properties[spec.name];
                 let takers = REGISTRY.iter().filter_map(|e| e.pairing()).flat_map(|p| p.inputs());
                 let mut forms = takers.filter(|s| s.name == spec.name).map(|s| (s.ty, s.format));
+                let defs = defs();
+                let form = |p: &Value| {
+                    let name = p["$ref"].as_str()?.strip_prefix("#/$defs/")?.to_owned();
+                    defs.get(&name).cloned()
+                };
                 if forms.all(|form| form == (spec.ty, spec.format)) {
-                    assert_eq!(p["type"], spec.ty.as_str(), "{}", spec.name);
-                    assert_eq!(p.get("pattern").and_then(Value::as_str), spec.format.pattern().as_deref());
+                    let def = form(p).unwrap_or_else(|| panic!("{}: no $defs form", spec.name));
+                    assert_eq!(def["type"], spec.ty.as_str(), "{}", spec.name);
+                    assert_eq!(def.get("pattern").and_then(Value::as_str), spec.format.pattern().as_deref());
                 } else {
-                    assert!(
-                        p.get("type").is_none() && p.get("pattern").is_none(),
-                        "{}: the takers disagree",
-                        spec.name
-                    );
+                    assert!(p.get("$ref").is_none() && p.get("type").is_none(), "{}: the takers disagree", spec.name);
                 }
                 let words = p["description"].as_str().unwrap();
-                assert!(words.contains(spec.meaning) && words.contains(&taken_by(entry.id, spec)), "{words}");
+                let meanings = REGISTRY.iter().filter_map(|e| e.pairing()).flat_map(|p| p.inputs());
+                assert!(meanings.filter(|s| s.name == spec.name).any(|s| s.meaning == words), "{words}");
             }
         }
         assert!(properties.len() <= named && (named == 0) == properties.is_empty());
@@ -389,31 +431,44 @@ mod tests {
         }
     }
 
-    /// A tool that names a pairing and takes inputs holds them, per built pairing that takes any, to that
-    /// pairing's specs: the `if` on the pairing id, the `then` its properties and its required inputs (those no
-    /// option member stands in for), and `inputs` itself required where any is. An in-channel payment's, none.
+    /// A tool that names a pairing and takes inputs holds them, per built pairing that requires an input or reads
+    /// one in a form other takers do not share, to that pairing's specs: the `if` on the pairing id (with the
+    /// pairing required where the tool does not require it), the `then` its own forms and its required inputs (those
+    /// no option member stands in for), and `inputs` itself required where any is. An in-channel payment's, none.
     #[test]
     fn a_tool_that_names_a_pairing_holds_the_inputs_to_its_specs() {
-        let tool = schema(&[field("pairing", Kind::Pairing, "p"), optional("inputs", Kind::Inputs, "i")]);
-        let each = tool.get("allOf").and_then(Value::as_array).cloned().unwrap_or_default();
-        let takers: Vec<_> = REGISTRY.iter().filter_map(|e| e.pairing()).filter(|p| !p.inputs().is_empty()).collect();
-        assert_eq!(each.len(), takers.len());
-        for (entry, pairing) in each.iter().zip(&takers) {
-            assert_eq!(
-                entry["if"],
-                json!({"properties": {"pairing": {"const": pairing.id()}}, "required": ["pairing"]})
-            );
-            let held = &entry["then"]["properties"]["inputs"];
-            assert_eq!(held, &pairing_inputs(pairing.inputs()));
-            let required: Vec<&str> =
-                pairing.inputs().iter().filter(|s| s.required && s.offered.is_none()).map(|s| s.name).collect();
-            assert_eq!(held["required"], json!(required), "{}", pairing.id());
-            assert_eq!(entry["then"].get("required").is_some(), !required.is_empty(), "{}", pairing.id());
-            for spec in pairing.inputs() {
-                assert_eq!(held["properties"][spec.name]["type"], spec.ty.as_str());
-                assert!(held["properties"][spec.name]["description"].as_str().unwrap().contains(spec.meaning));
+        let shared = agreed_forms();
+        for pairing_required in [false, true] {
+            let field_of = if pairing_required { field } else { optional };
+            let tool = schema(&[field_of("pairing", Kind::Pairing, "p"), optional("inputs", Kind::Inputs, "i")]);
+            let each = tool.get("allOf").and_then(Value::as_array).cloned().unwrap_or_default();
+            let takers: Vec<_> = REGISTRY
+                .iter()
+                .filter_map(|e| e.pairing())
+                .filter(|p| p.inputs().iter().any(|s| (s.required && s.offered.is_none()) || !shared.contains(&s.name)))
+                .collect();
+            assert!(!takers.is_empty());
+            assert_eq!(each.len(), takers.len());
+            for (entry, pairing) in each.iter().zip(&takers) {
+                let mut when = json!({"properties": {"pairing": {"const": pairing.id()}}});
+                if !pairing_required {
+                    when["required"] = json!(["pairing"]);
+                }
+                assert_eq!(entry["if"], when);
+                let held = &entry["then"]["properties"]["inputs"];
+                assert_eq!(held, &pairing_inputs(pairing.inputs(), &shared));
+                let required: Vec<&str> =
+                    pairing.inputs().iter().filter(|s| s.required && s.offered.is_none()).map(|s| s.name).collect();
+                assert_eq!(held.get("required").cloned().unwrap_or(json!([])), json!(required), "{}", pairing.id());
+                assert_eq!(entry["then"].get("required").is_some(), !required.is_empty(), "{}", pairing.id());
+                for spec in pairing.inputs().iter().filter(|s| !shared.contains(&s.name)) {
+                    let name =
+                        held["properties"][spec.name]["$ref"].as_str().unwrap().strip_prefix("#/$defs/").unwrap();
+                    assert_eq!(tool["$defs"][name]["type"], spec.ty.as_str());
+                }
             }
         }
+        let tool = schema(&[field("pairing", Kind::Pairing, "p"), optional("inputs", Kind::Inputs, "i")]);
         let within = schema(&[field("pairing", Kind::Pairing, "p"), optional("inputs", Kind::ChannelInputs, "i")]);
         assert!(within.get("allOf").is_none());
         assert_eq!(within["properties"]["inputs"]["properties"], tool["properties"]["inputs"]["properties"]);

@@ -60,9 +60,8 @@ const ATR: Field = field("atr", Kind::Base64, "The ATR's exact bytes: `atr.base6
 const INPUTS: Field = optional(
     "inputs",
     Kind::Inputs,
-    "The buyer's own values a pairing takes beside the offer, as the properties say (each names the pairings that \
-     take it); a member no pairing takes is ignored. A decline ending in input-missing means one the pairing takes \
-     is absent or malformed.",
+    "The buyer's own values a pairing takes beside the offer (the properties; what each pairing requires is in \
+     allOf). Others are ignored. A decline ending in input-missing means one is absent or malformed.",
 );
 /// An in-channel payment holds the inputs to no pairing's specs, so its schema lists them without requiring any.
 const CHANNEL_INPUTS: Field = Field { kind: Kind::ChannelInputs, ..INPUTS };
@@ -74,10 +73,9 @@ const APPROVED: Field = optional(
 );
 
 /// What a seller's payment request is, as the tools take it.
-const DOCUMENT: &str = "The seller's payment request as received, as JSON: an x402 PAYMENT-REQUIRED document (the \
-                        header's base64 decoded); for MPP, the list of every `WWW-Authenticate: Payment` challenge of \
-                        the 402, each an object of its parameters as sent (id, realm, method, intent, request, \
-                        expires, opaque…; `request` and `opaque` still base64url).";
+const DOCUMENT: &str = "The seller's payment request as JSON: x402's PAYMENT-REQUIRED (base64 decoded); for MPP, \
+                        every `WWW-Authenticate: Payment` challenge of the 402 as an object of its parameters as sent \
+                        (`request`, `opaque` still base64url).";
 
 const CONFIRM: [Field; 5] = [
     PAIRING,
@@ -129,16 +127,14 @@ const WITHIN: [Field; 5] = [
     field(
         "document",
         Kind::Json,
-        "The seller's payment request for this payment, in the form atr_confirm takes. Only its amount is taken (the \
-         ATR, its hash and the channel come from the hold); one that names another ATR hash or another channel than \
-         the hold's is declined and nothing is signed.",
+        "The seller's payment request, as atr_confirm takes it. Only its amount is taken (the rest comes from the \
+         hold); another ATR hash or channel than the hold's is declined.",
     ),
     optional(
         "refund",
         Kind::Refund,
-        "Sign a refund instead of a voucher: {} closes the channel, claiming the recorded charge; {amount} refunds \
-         down to that cumulative amount and keeps the channel open, where the pairing has partial refunds (x402 batch \
-         settlement has; an MPP session declines it, pairing-not-supported).",
+        "A refund instead of a voucher: {} closes the channel, claiming the recorded charge; {amount} refunds down to \
+         that cumulative amount, where the pairing has partial refunds (an MPP session declines it).",
     ),
     CHANNEL_INPUTS,
 ];
@@ -164,12 +160,11 @@ fn fields(name: &str) -> Option<&'static [Field]> {
 fn description(name: &str) -> &'static str {
     match name {
         "atr_confirm" => {
-            "Call before any payment to a seller that advertises an ATR hash. Fetches the seller's terms (the ATR) \
-             once from the link in the payment request, and compares their SHA-256 with the advertised hash. Only on \
-             a match does it return the ATR bytes, `chosen`, and the signing `request` built with that hash; have \
-             the wallet sign `request` exactly, then call atr_finish. On a mismatch it declines and gives nothing to \
-             sign. Where `chosen.agreement` names an agreement URL, `request` comes only with that agreement's \
-             `receipt`. `request: null` means there is nothing to sign: the seller's own flow completes the payment."
+            "Call before paying a seller that advertises an ATR hash. Fetches the terms (ATR) once from the offer's \
+             link and compares their SHA-256 with the hash. Only on a match returns the ATR bytes, `chosen` and the \
+             signing `request`; have the wallet sign `request` exactly, then call atr_finish. A mismatch declines. \
+             Where `chosen.agreement` names an agreement, `request` comes only with its `receipt`. `request: null`: \
+             nothing to sign."
         }
         "atr_finish" => {
             "Joins the wallet's answer to the payment rebuilt from `chosen` and the ATR bytes, and returns it only if \

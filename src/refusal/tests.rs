@@ -108,6 +108,7 @@ const CODES: &[(Reason, &str)] = &[
     (Reason::InFlight, "x402/in-flight"),
     (Reason::StateUnknown, "x402/state-unknown"),
     (Reason::KeyReused, "journal/key-reused"),
+    (Reason::NonceUsed, "journal/nonce-used"),
     (Reason::NoOffer, "client/no-offer"),
     (Reason::AmountMalformed, "x402/amount-malformed"),
     (Reason::ChainMismatch, "x402/chain-mismatch"),

@@ -215,7 +215,8 @@ impl Recovery {
         match declined.code {
             DeclineCode::JournalFailed => match journal_reason(&declined.detail) {
                 _ if moved => Self::new(OperatorReview, Charge::Unknown),
-                Some(Reason::Unavailable) => Self::new(DoNotRetry, Charge::No),
+                // Nothing signed: the journal could not record it, or its nonce was one the payer had used.
+                Some(Reason::Unavailable | Reason::NonceUsed) => Self::new(DoNotRetry, Charge::No),
                 Some(Reason::InFlight) => Self::new(QueryFirst, Charge::Unknown),
                 _ => Self::new(OperatorReview, Charge::Unknown),
             },
@@ -333,7 +334,9 @@ impl fmt::Display for Recovery {
 /// The reason of a `journal/<reason>` detail, where it is one of the journal's.
 fn journal_reason(detail: &str) -> Option<Reason> {
     let reason = detail.strip_prefix("journal/")?;
-    [Reason::Unavailable, Reason::InFlight, Reason::StateUnknown].into_iter().find(|r| r.as_str() == reason)
+    [Reason::Unavailable, Reason::InFlight, Reason::StateUnknown, Reason::NonceUsed]
+        .into_iter()
+        .find(|r| r.as_str() == reason)
 }
 
 /// Settlement reasons that say the payment itself did not verify, beside every `invalid_…` one.

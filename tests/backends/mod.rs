@@ -36,6 +36,14 @@ pub(crate) fn server(test: &str) -> Option<String> {
     }
 }
 
+/// How many rounds the many-process budget races run (`tests/safety.rs`, `tests/journal/processes.rs`): ten under
+/// CI (`CI` set), three otherwise, so that a warm `cargo test` stays short; `TERMS_STRESS_ROUNDS` sets it. Each
+/// round is eight processes racing for one budget; every round checks exactly what the ten do.
+pub(crate) fn stress_rounds() -> usize {
+    let default = if std::env::var_os("CI").is_some() { 10 } else { 3 };
+    std::env::var("TERMS_STRESS_ROUNDS").ok().and_then(|v| v.parse().ok()).filter(|n| *n > 0).unwrap_or(default)
+}
+
 /// Where one test keeps its journal.
 #[derive(Debug)]
 pub(crate) enum Place {

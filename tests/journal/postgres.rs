@@ -507,7 +507,8 @@ async fn a_server_restarted_while_payments_are_in_flight_loses_none_and_the_agen
     let url = fresh_schema(&url).await;
     let (agents, each) = (4, 60);
     // A short busy timeout: the journal gives up during the restart and the agents see it, and try again.
-    let config = JournalConfig { lease_seconds: LEASE, busy_timeout: Duration::from_millis(300), max_bytes: None };
+    let config =
+        JournalConfig { lease_seconds: LEASE, busy_timeout: Duration::from_millis(300), ..JournalConfig::default() };
     let sent = Arc::new(Mutex::new(BTreeMap::new()));
     let (failures, settled) = (Arc::new(AtomicUsize::new(0)), Arc::new(AtomicUsize::new(0)));
     let mut tasks = Vec::new();

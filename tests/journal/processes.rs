@@ -59,7 +59,8 @@ on_both_backends!(eight_processes_never_pass_one_budget);
 
 async fn eight_processes_never_pass_one_budget(first: Place) {
     let started = Instant::now();
-    for round in 0..10 {
+    let rounds = crate::backends::stress_rounds();
+    for round in 0..rounds {
         let place = first.fresh().await;
         drop(place.journal().await);
         let children: Vec<_> = (0..WORKERS).map(|id| spawn_worker(&place.spec(), id)).collect();
@@ -82,7 +83,7 @@ async fn eight_processes_never_pass_one_budget(first: Place) {
     }
     let name = first.name();
     eprintln!(
-        "{name}: eight processes, 10 rounds of 1600 begins (500 paid, 1500 durable writes): {:?}",
+        "{name}: eight processes, {rounds} rounds of 1600 begins (500 paid, 1500 durable writes): {:?}",
         started.elapsed()
     );
 }

@@ -187,7 +187,10 @@ async fn policy_refuses() {
         (code.as_str(), v["outcome"].as_str(), v["status"].as_u64()),
         ("policy-refused", Some("refused"), Some(402))
     );
-    assert!(v["decline"]["detail"].as_str().unwrap().starts_with("policy/"), "{v}");
+    // The reason and its cause: which rule, and the amounts it compared.
+    assert_eq!(v["decline"]["detail"], "policy/amount-above-cap", "{v}");
+    let cause = v["decline"]["cause"].as_str().unwrap_or_else(|| panic!("no cause: {v}"));
+    assert!(cause.contains(seller::AMOUNT) && cause.contains(&below), "{cause}");
     assert_eq!(v["recovery"]["action"].as_str().map(|a| !a.is_empty()), Some(true), "{v}");
     assert_eq!(signer.count(), 0, "a refused payment never reaches the signer");
     assert_eq!(seller.paid("/report"), 0);

@@ -4,8 +4,8 @@
 //! serves; a listing is never a confirmation). Its `acceptanceRequired` reaches the spend policy's
 //! `acceptance_required` rule, in `check` and, where the policy has that rule, in `pay`.
 //!
-//! The document is read over https only. Test builds (`loopback`) read it, for a URL on the `TERMS_LOOPBACK` address,
-//! from the routed `https://<host>`, as they read the terms.
+//! The document is read over https only. With `--local-seller HOST=ADDRESS` it is read, for a URL on that address,
+//! from the routed `https://HOST`, as the terms are.
 
 use serde_json::{Value, json};
 use terms::AtrHash;
@@ -13,45 +13,26 @@ use terms::client::Plan;
 use terms::discovery::{Discovered, DiscoveryError, Found};
 use terms::safety::policy::Acceptance;
 
-use super::{Fail, RequestArgs, Setup, client, outgoing, plan_code, print_plan};
+use crate::setup::Setup;
 
 /// What the URL's origin answered for its discovery document.
 pub(super) type Read = Result<Found, DiscoveryError>;
 
 /// Reads the discovery document of `url`'s origin.
-pub(super) async fn read(url: &str) -> Read {
-    let service = service(url);
-    match fetch() {
+pub(super) async fn read(setup: &Setup, url: &str) -> Read {
+    let service = service(setup, url);
+    match fetch(setup) {
         Ok(fetch) => terms::discovery::fetch(fetch.as_ref(), &service, None).await,
         Err(detail) => Err(DiscoveryError::Unfetchable { url: service, detail }),
     }
 }
 
 /// What the document says of signed acceptance, for the policy: `None` where no document was read.
-fn acceptance(read: &Read) -> Option<bool> {
+pub(super) fn acceptance(read: &Read) -> Option<bool> {
     match read {
         Ok(Found::Document(d)) => Some(d.document.acceptance_required == Some(true)),
         _ => None,
     }
-}
-
-/// `terms check`: the discovery document read, its `acceptanceRequired` given to the policy, the offer probed, and
-/// both shown.
-pub(super) async fn check(setup: &Setup, args: &RequestArgs, json: bool) -> Result<u8, Fail> {
-    let found = read(&args.url).await;
-    let client = client(setup, None, acceptance(&found)).await?;
-    let plan = client.probe(outgoing(args)?).await.map_err(|e| Fail(3, e.to_string()))?;
-    if json {
-        let mut shown = serde_json::to_value(&plan).unwrap_or(Value::Null);
-        if let Some(o) = shown.as_object_mut() {
-            o.insert("discovery".to_owned(), to_json(&found, plan.h.as_ref()));
-        }
-        println!("{shown}");
-        return Ok(plan_code(&plan));
-    }
-    let code = print_plan(&plan, false);
-    print_text(&found, &plan);
-    Ok(code)
 }
 
 /// `terms pay`: what the seller says of signed acceptance, read only where the policy has a rule that reads it.
@@ -60,14 +41,14 @@ pub(super) async fn for_pay(setup: &Setup, url: &str) -> Option<bool> {
     if rule == Acceptance::Allow {
         return None;
     }
-    let found = read(url).await;
+    let found = read(setup, url).await;
     if let Err(e) = &found {
         eprintln!("terms: the seller's discovery document was not read ({e}); it states no requirement");
     }
     acceptance(&found)
 }
 
-fn print_text(found: &Read, plan: &Plan) {
+pub(super) fn print_text(found: &Read, plan: &Plan) {
     let doc = match found {
         Ok(Found::Document(doc)) => doc,
         Ok(Found::NotServed { url, status }) => return println!("discovery none: {url} answered {status}"),
@@ -97,7 +78,7 @@ fn print_text(found: &Read, plan: &Plan) {
     }
 }
 
-fn to_json(found: &Read, h: Option<&AtrHash>) -> Value {
+pub(super) fn to_json(found: &Read, h: Option<&AtrHash>) -> Value {
     match found {
         Ok(Found::Document(doc)) => document_json(doc, h),
         Ok(Found::NotServed { url, status }) => json!({"url": url, "served": false, "status": status}),
@@ -123,34 +104,21 @@ fn document_json(doc: &Discovered, h: Option<&AtrHash>) -> Value {
     })
 }
 
-/// The fetch the document is read with: https only, the client's hardened settings; in test builds routed as
-/// `TERMS_LOOPBACK` says.
-#[cfg(not(feature = "loopback"))]
-fn fetch() -> Result<Box<dyn terms::Fetch>, String> {
-    terms::http::HttpFetch::new().map(|f| Box::new(f) as Box<dyn terms::Fetch>).map_err(|e| e.to_string())
-}
-
-/// The URL whose origin's document is read.
-#[cfg(not(feature = "loopback"))]
-fn service(url: &str) -> String {
-    url.to_owned()
-}
-
-#[cfg(feature = "loopback")]
-fn fetch() -> Result<Box<dyn terms::Fetch>, String> {
-    match super::loopback_route().map_err(|f| f.1)? {
+/// The fetch the document is read with: https only, the client's hardened settings; with `--local-seller`, that
+/// host's links from the seller on loopback.
+fn fetch(setup: &Setup) -> Result<Box<dyn terms::Fetch>, String> {
+    match &setup.local {
         Some((host, addr)) => terms::http::LoopbackFetch::new()
-            .and_then(|f| f.route(host, addr))
+            .and_then(|f| f.route(host.clone(), *addr))
             .map(|f| Box::new(f) as Box<dyn terms::Fetch>)
             .map_err(|e| e.to_string()),
         None => terms::http::HttpFetch::new().map(|f| Box::new(f) as Box<dyn terms::Fetch>).map_err(|e| e.to_string()),
     }
 }
 
-/// A URL on the routed loopback address stands for the routed `https://<host>`, as the terms' links do.
-#[cfg(feature = "loopback")]
-fn service(url: &str) -> String {
-    if let Ok(Some((host, addr))) = super::loopback_route()
+/// A URL on the `--local-seller` address stands for the routed `https://HOST`, as the terms' links do.
+fn service(setup: &Setup, url: &str) -> String {
+    if let Some((host, addr)) = &setup.local
         && let Some(rest) = url.strip_prefix(&format!("http://{addr}"))
     {
         return format!("https://{host}{rest}");

@@ -351,11 +351,18 @@ pub struct JournalConfig {
     /// The most the journal file may grow to, in bytes; a write that needs more fails (nothing recorded). `None`
     /// (the default) for no bound but the disk's. SQLite only: a PostgreSQL server keeps its own bounds.
     pub max_bytes: Option<u64>,
+    /// Refuse a new purchase whose payment's nonce would be one the same payer already used (ours): through a
+    /// pairing whose authorization's nonce is H (EIP-3009's `x402/exact/eip155/eip3009`, MPP's
+    /// `mpp/charge/evm/authorization`), another purchase of the payer under the same H, in any state but
+    /// `not-paid`, blocks it with `journal/nonce-used` before anything is signed: a seller serving one static ATR
+    /// could never settle it. Default off (a test seller may serve one ATR to many purchases); the `terms` CLI and
+    /// `terms-mcp` turn it on.
+    pub one_nonce_per_payer: bool,
 }
 
 impl Default for JournalConfig {
     fn default() -> Self {
-        Self { lease_seconds: 300, busy_timeout: Duration::from_secs(5), max_bytes: None }
+        Self { lease_seconds: 300, busy_timeout: Duration::from_secs(5), max_bytes: None, one_nonce_per_payer: false }
     }
 }
 

@@ -104,6 +104,31 @@ pub(crate) enum Next {
     Go(Vec<(String, Change)>),
 }
 
+/// The pairings whose signed authorization's nonce is H itself, or derived from H alone (an MPP challenge id is H
+/// and the challenge's place): an EIP-3009 nonce settles once per payer, so two purchases under one H collide.
+const NONCE_OF_H: [&str; 2] = ["x402/exact/eip155/eip3009", "mpp/charge/evm/authorization"];
+
+/// Whether the intent's payment is one whose nonce is H ([`NONCE_OF_H`]): only then is another purchase asked after.
+pub(crate) fn nonce_of_h(intent: &Intent<'_>) -> bool {
+    NONCE_OF_H.contains(&intent.pairing) && intent.role == crate::gate::Role::Payment
+}
+
+/// Whether a payment of this intent would carry a nonce another purchase of the same payer already used: its
+/// pairing's nonce is H ([`NONCE_OF_H`]), and `other` is a purchase key the journal holds for the same payer,
+/// pairing and H whose payment may have settled (any state but `not-paid`).
+pub(crate) fn nonce_used(intent: &Intent<'_>, other: Option<String>) -> Option<Begun> {
+    let other = other.filter(|key| key != intent.key && nonce_of_h(intent))?;
+    Some(Begun::Blocked(
+        Reason::NonceUsed,
+        format!(
+            "purchase {other} of the same payer already paid under H {}, and this pairing's nonce is H: the seller \
+             serves one static ATR, and a second authorization with that nonce could never settle (ask the seller \
+             for terms per transaction)",
+            intent.h.to_hex()
+        ),
+    ))
+}
+
 /// Decides from the purchase's open attempts (newest first) whether a new attempt at `at` may begin, for the
 /// request `purchase` names.
 pub(crate) fn before(open: &[Prior], at: i64, lease: u64, purchase: Option<&Purchase>) -> Result<Next, String> {
@@ -466,28 +491,11 @@ pub(crate) fn answered(attempt: &str, state: PaymentState, answered: Answered<'_
     let json = |v: &Value| serde_json::to_string(v).map_err(|e| e.to_string());
     let answered_ = |response| Change { stage: Some(Stage::Answered), response: Some(response), ..Change::default() };
     match answered {
-        Answered::Settled(v) => Ok(Change {
-            payment_state: Some(PaymentState::Settled),
-            retry: Some(RetryState::Forbidden),
-            answer: Some(json(v)?),
-            reservations: Some((
-                ReservationState::Committed,
-                &[ReservationState::Reserved, ReservationState::Released],
-            )),
-            ..answered_(ResponseState::Received)
-        }),
+        Answered::Settled(v) => settled(json(v)?, None, RetryState::Forbidden),
+        // Settled and answered with what was bought: the execution is done.
+        Answered::Completed(v) => settled(json(v)?, Some(ExecutionState::Completed), RetryState::Forbidden),
         // Accepted and queued (a 202 with a job id): settled, the execution queued, and the job asked after first.
-        Answered::Queued(v) => Ok(Change {
-            payment_state: Some(PaymentState::Settled),
-            execution: Some(ExecutionState::Queued),
-            retry: Some(RetryState::QueryFirst),
-            answer: Some(json(v)?),
-            reservations: Some((
-                ReservationState::Committed,
-                &[ReservationState::Reserved, ReservationState::Released],
-            )),
-            ..answered_(ResponseState::Received)
-        }),
+        Answered::Queued(v) => settled(json(v)?, Some(ExecutionState::Queued), RetryState::QueryFirst),
         Answered::NotPaid(_) if state == PaymentState::Settled => {
             Err(format!("attempt {attempt} settled: a later answer of no charge is not taken; a person must look"))
         }
@@ -517,6 +525,21 @@ pub(crate) fn answered(attempt: &str, state: PaymentState, answered: Answered<'_
             ..answered_(ResponseState::Lost)
         }),
     }
+}
+
+/// A settled answer: the payment settled, its reservations committed, the answer recorded, with its execution
+/// (where the answer says) and what a retry may do.
+fn settled(answer: String, execution: Option<ExecutionState>, retry: RetryState) -> Result<Change, String> {
+    Ok(Change {
+        stage: Some(Stage::Answered),
+        response: Some(ResponseState::Received),
+        payment_state: Some(PaymentState::Settled),
+        execution,
+        retry: Some(retry),
+        answer: Some(answer),
+        reservations: Some((ReservationState::Committed, &[ReservationState::Reserved, ReservationState::Released])),
+        ..Change::default()
+    })
 }
 
 /// A time or duration as the databases store it (a signed 64-bit integer); past that, refused.

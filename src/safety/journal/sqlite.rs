@@ -304,11 +304,11 @@ fn error(path: &Path, config: &JournalConfig, doing: Doing, fail: Fail) -> Journ
 
 impl SpendJournal for SqliteJournal {
     fn begin<'a>(&'a self, intent: &'a Intent<'a>) -> BoxFuture<'a, Result<Begun, JournalError>> {
-        Box::pin(async move { self.write(|tx| write::begin(tx, intent, self.config.lease_seconds)) })
+        Box::pin(async move { self.write(|tx| write::begin(tx, intent, self.config)) })
     }
 
     fn look<'a>(&'a self, intent: &'a Intent<'a>) -> BoxFuture<'a, Result<Begun, JournalError>> {
-        Box::pin(async move { self.read(|tx| write::look(tx, intent, self.config.lease_seconds)) })
+        Box::pin(async move { self.read(|tx| write::look(tx, intent, self.config)) })
     }
 
     fn stepped<'a>(&'a self, attempt: &'a str, prepared: &'a Prepared) -> BoxFuture<'a, Result<(), JournalError>> {

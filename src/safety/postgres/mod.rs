@@ -215,7 +215,7 @@ impl PostgresJournal {
                 if unsure && let Some(done) = write::applied(&client, &op).await? {
                     return Ok(Ok(done));
                 }
-                write::run(&mut client, &op, self.config.lease_seconds).await
+                write::run(&mut client, &op, self.config).await
             };
             let fail = match bounded(deadline, tried).await {
                 Ok(Ok(Ok(done))) => return Ok(done),
@@ -382,7 +382,7 @@ impl SpendJournal for PostgresJournal {
 
     fn look<'a>(&'a self, intent: &'a Intent<'a>) -> BoxFuture<'a, Result<Begun, JournalError>> {
         Box::pin(async move {
-            self.read(read::Op::Look(intent, self.config.lease_seconds), |out| match out {
+            self.read(read::Op::Look(intent, self.config), |out| match out {
                 read::Out::Begun(begun) => Some(begun),
                 _ => None,
             })

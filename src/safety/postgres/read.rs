@@ -26,7 +26,7 @@ pub(super) enum Op<'a> {
     },
     Atr(&'a AtrHash),
     /// What `begin` would answer for the intent, under the lease.
-    Look(&'a crate::gate::Intent<'a>, u64),
+    Look(&'a crate::gate::Intent<'a>, crate::safety::journal::JournalConfig),
 }
 
 /// What a read found.
@@ -82,7 +82,7 @@ pub(super) async fn run(client: &mut Object, op: &Op<'_>) -> Result<Out, Fail> {
             let row = tx.query_opt("SELECT bytes FROM terms_atr WHERE h = $1", &[&h.to_hex()]).await?;
             Out::Atr(row.map(|r| r.get(0)))
         }
-        Op::Look(intent, lease) => Out::Begun(super::write::look(&tx, intent, lease).await?),
+        Op::Look(intent, config) => Out::Begun(super::write::look(&tx, intent, config).await?),
     };
     tx.commit().await?;
     Ok(out)

@@ -11,6 +11,7 @@ use tokio_postgres::types::ToSql;
 
 use super::Fail;
 use crate::gate::{Answered, Begun, Claim, Ended, Intent, Prepared};
+use crate::safety::journal::JournalConfig;
 use crate::safety::journal::rules::{self, Change, Held, Next, PRIOR_COLUMNS, Prior, PriorPayment, int, now};
 use crate::safety::journal::{PaymentState, ReservationState, Stage};
 
@@ -40,10 +41,10 @@ pub(super) struct Commit(pub(super) Fail);
 
 /// Runs the write in one transaction. `Err` is a failure before the commit was sent (nothing recorded); `Ok(Err)`
 /// a failure of the commit.
-pub(super) async fn run(client: &mut Object, op: &Op<'_>, lease: u64) -> Result<Result<Done, Commit>, Fail> {
+pub(super) async fn run(client: &mut Object, op: &Op<'_>, config: JournalConfig) -> Result<Result<Done, Commit>, Fail> {
     let tx = client.transaction().await?;
     let done = match *op {
-        Op::Begin(intent) => Done::Begun(begin(&tx, intent, lease).await?),
+        Op::Begin(intent) => Done::Begun(begin(&tx, intent, config).await?),
         Op::Moving(attempt) => {
             let (stage, _, _) = current(&tx, attempt).await?;
             apply(&tx, attempt, &rules::moving(attempt, stage).map_err(Fail::Refused)?, now()).await?;
@@ -110,7 +111,11 @@ pub(super) async fn applied(client: &Object, op: &Op<'_>) -> Result<Option<Done>
         }
         Op::Answered(_, answered) => {
             let (column, value) = match answered {
-                Answered::Settled(v) | Answered::Queued(v) | Answered::NotPaid(v) | Answered::Pending(v) => {
+                Answered::Settled(v)
+                | Answered::Completed(v)
+                | Answered::Queued(v)
+                | Answered::NotPaid(v)
+                | Answered::Pending(v) => {
                     (3, json(v))
                 }
                 Answered::Unknown(why) => (5, Some(why.to_owned())),
@@ -158,7 +163,8 @@ fn json<T: serde::Serialize + ?Sized>(value: &T) -> Option<String> {
 
 /// Locks the purchase, reads its attempts that are not closed and decides; where it may be paid, locks each budget
 /// it claims (in one order), checks every claim and records the intent with its reservations.
-async fn begin(tx: &Transaction<'_>, intent: &Intent<'_>, lease: u64) -> Result<Begun, Fail> {
+async fn begin(tx: &Transaction<'_>, intent: &Intent<'_>, config: JournalConfig) -> Result<Begun, Fail> {
+    let lease = config.lease_seconds;
     let at = int(intent.at, "the intent's time").map_err(Fail::Refused)?;
     let role = intent.role.as_str();
     // The purchase, locked until the transaction ends: two begins of one purchase take turns.
@@ -171,6 +177,9 @@ async fn begin(tx: &Transaction<'_>, intent: &Intent<'_>, lease: u64) -> Result<
                 apply(tx, attempt, change, at).await?;
             }
         }
+    }
+    if let Some(blocked) = rules::nonce_used(intent, nonce_user(tx, intent, config).await?) {
+        return Ok(blocked);
     }
     // Each budget it claims, locked in one order: from here until the commit no other begin reserves from it.
     let mut budgets: Vec<i64> =
@@ -277,18 +286,40 @@ pub(super) async fn priors(tx: &Transaction<'_>, intent: &Intent<'_>, lock: bool
 }
 
 /// What `begin` would answer now, in a read-only transaction: nothing locked, nothing written.
-pub(super) async fn look(tx: &Transaction<'_>, intent: &Intent<'_>, lease: u64) -> Result<Begun, Fail> {
+pub(super) async fn look(tx: &Transaction<'_>, intent: &Intent<'_>, config: JournalConfig) -> Result<Begun, Fail> {
+    let lease = config.lease_seconds;
     let at = int(intent.at, "the intent's time").map_err(Fail::Refused)?;
     if let Next::Answer(begun) =
         rules::before(&priors(tx, intent, false).await?, at, lease, intent.purchase).map_err(Fail::Refused)?
     {
         return Ok(begun);
     }
+    if let Some(blocked) = rules::nonce_used(intent, nonce_user(tx, intent, config).await?) {
+        return Ok(blocked);
+    }
     let mut held = Vec::with_capacity(intent.claims.len());
     for claim in intent.claims {
         held.push(window(tx, &claim.budget, &claim.scope, &claim.asset, claim.window, intent.at).await?);
     }
     Ok(rules::over_budget(intent.claims, &held).cloned().map_or(Begun::Fresh, Begun::OverBudget))
+}
+
+/// Another purchase of the intent's payer paid through its pairing under its H ([`rules::nonce_used`]).
+async fn nonce_user(tx: &Transaction<'_>, intent: &Intent<'_>, config: JournalConfig) -> Result<Option<String>, Fail> {
+    if !config.one_nonce_per_payer || !rules::nonce_of_h(intent) {
+        return Ok(None);
+    }
+    // The payer's H, locked until the transaction ends: two purchases under one H take turns here.
+    let h = intent.h.to_hex();
+    exec(tx, "SELECT pg_advisory_xact_lock($1)", &[&lock_key(&["nonce", intent.account, &h])]).await?;
+    let row = tx
+        .query_opt(
+            "SELECT key FROM terms_attempts WHERE account = $1 AND pairing = $2 AND h = $3 AND key <> $4 \
+             AND role = 'payment' AND payment_state <> 'not-paid' LIMIT 1",
+            &[&intent.account, &intent.pairing, &h, &intent.key],
+        )
+        .await?;
+    Ok(row.map(|r| r.get(0)))
 }
 
 /// The window `(now - window, now]` of a budget (and every reservation dated after `now`): what it holds.

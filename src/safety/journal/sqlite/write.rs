@@ -8,12 +8,14 @@ use serde_json::Value;
 use super::Fail;
 use super::read::window;
 use crate::gate::{Answered, Begun, Ended, Intent, Prepared};
+use crate::safety::journal::JournalConfig;
 use crate::safety::journal::rules::{self, Change, Next, PRIOR_COLUMNS, Prior, PriorPayment, int, now};
 use crate::safety::journal::{PaymentState, Stage};
 
 /// Reads the purchase's attempts that are not closed and decides; where the purchase may be paid, checks every
 /// claim and records the intent with its reservations.
-pub(super) fn begin(conn: &Connection, intent: &Intent<'_>, lease: u64) -> Result<Begun, Fail> {
+pub(super) fn begin(conn: &Connection, intent: &Intent<'_>, config: JournalConfig) -> Result<Begun, Fail> {
+    let lease = config.lease_seconds;
     let at = int(intent.at, "the intent's time").map_err(Fail::Refused)?;
     match rules::before(&open(conn, intent)?, at, lease, intent.purchase).map_err(Fail::Refused)? {
         Next::Answer(begun) => return Ok(begun),
@@ -22,6 +24,9 @@ pub(super) fn begin(conn: &Connection, intent: &Intent<'_>, lease: u64) -> Resul
                 apply(conn, attempt, change, at)?;
             }
         }
+    }
+    if let Some(blocked) = rules::nonce_used(intent, nonce_user(conn, intent, config)?) {
+        return Ok(blocked);
     }
     if let Some(claim) = over_budget(conn, intent)? {
         return Ok(Begun::OverBudget(claim));
@@ -80,14 +85,32 @@ pub(super) fn begin(conn: &Connection, intent: &Intent<'_>, lease: u64) -> Resul
 }
 
 /// What `begin` would answer now, read in one snapshot, writing nothing.
-pub(super) fn look(conn: &Connection, intent: &Intent<'_>, lease: u64) -> Result<Begun, Fail> {
+pub(super) fn look(conn: &Connection, intent: &Intent<'_>, config: JournalConfig) -> Result<Begun, Fail> {
+    let lease = config.lease_seconds;
     let at = int(intent.at, "the intent's time").map_err(Fail::Refused)?;
     if let Next::Answer(begun) =
         rules::before(&open(conn, intent)?, at, lease, intent.purchase).map_err(Fail::Refused)?
     {
         return Ok(begun);
     }
+    if let Some(blocked) = rules::nonce_used(intent, nonce_user(conn, intent, config)?) {
+        return Ok(blocked);
+    }
     Ok(over_budget(conn, intent)?.map_or(Begun::Fresh, Begun::OverBudget))
+}
+
+/// Another purchase of the intent's payer paid through its pairing under its H ([`rules::nonce_used`]).
+fn nonce_user(conn: &Connection, intent: &Intent<'_>, config: JournalConfig) -> Result<Option<String>, Fail> {
+    if !config.one_nonce_per_payer || !rules::nonce_of_h(intent) {
+        return Ok(None);
+    }
+    Ok(conn
+        .prepare_cached(
+            "SELECT key FROM attempts WHERE account = ?1 AND pairing = ?2 AND h = ?3 AND key <> ?4 \
+             AND role = 'payment' AND payment_state <> 'not-paid' LIMIT 1",
+        )?
+        .query_row(params![intent.account, intent.pairing, intent.h.to_hex(), intent.key], |r| r.get(0))
+        .optional()?)
 }
 
 /// The first claim of the intent its budget has no room for.
