@@ -115,9 +115,7 @@ pub(super) async fn applied(client: &Object, op: &Op<'_>) -> Result<Option<Done>
                 | Answered::Completed(v)
                 | Answered::Queued(v)
                 | Answered::NotPaid(v)
-                | Answered::Pending(v) => {
-                    (3, json(v))
-                }
+                | Answered::Pending(v) => (3, json(v)),
                 Answered::Unknown(why) => (5, Some(why.to_owned())),
             };
             stage == Stage::Answered.as_str() && text(column) == value
