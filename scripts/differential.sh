@@ -3,8 +3,9 @@
 # inputs and signer answers for every built pairing from the vector files (x402: scripts/differential/generate.py;
 # MPP: its mpp.py, challenges as JSON lists and as WWW-Authenticate values; cards: its card.py), runs each case through the reference and
 # through the crate, and fails on any difference in outcome (decline code and detail, signing request, signed payment
-# byte for byte) that compare.py does not explain by a named rule. Not part of `cargo test`; .ci/run runs it when
-# python3 is present.
+# byte for byte, and the whole Chosen each side records) that compare.py does not explain by a named rule; then the
+# cross-language round trip (cross.py): each side finishes the Chosen the other wrote, and must finish it as it
+# finishes its own. Not part of `cargo test`; .ci/run runs it when python3 is present.
 #
 #   scripts/differential.sh                                  # the fixed default seed and counts, so a CI failure reproduces
 #   scripts/differential.sh --seed 7 --cases 6000 --mpp-cases 4000 --card-cases 2000 --checkout-cases 1600
@@ -81,5 +82,19 @@ rm -f "$out"/part.0? "$out"/peer.0?
 
 status=0
 python3 scripts/differential/compare.py "$out/cases.jsonl" "$out/peer.jsonl" "$out/ours.jsonl" | tee "$out/report.txt" || status=$?
+
+# The cross-language round trip (cross.py): each side finishes the Chosen the other wrote, and must finish it exactly
+# as it finishes its own (the reference: its own read back from JSON).
+python3 scripts/differential/cross.py make "$out/cases.jsonl" "$out/peer.jsonl" "$out/ours.jsonl" \
+  "$out/for-ours.jsonl" "$out/for-peer.jsonl" "$out/for-peer-self.jsonl"
+"$venv/bin/python" scripts/differential/peer.py < "$out/for-peer.jsonl" > "$out/cross-peer.jsonl" &
+first=$!
+"$venv/bin/python" scripts/differential/peer.py < "$out/for-peer-self.jsonl" > "$out/peer-self.jsonl" &
+second=$!
+"$runner" < "$out/for-ours.jsonl" > "$out/cross-ours.jsonl"
+wait "$first"
+wait "$second"
+python3 scripts/differential/cross.py compare "$out/cases.jsonl" "$out/peer.jsonl" "$out/ours.jsonl" \
+  "$out/cross-ours.jsonl" "$out/cross-peer.jsonl" "$out/peer-self.jsonl" | tee -a "$out/report.txt" || status=$?
 echo "seed $seed, $cases x402, $mpp_cases MPP, $card_cases card and $checkout_cases checkout cases: $(( $(date +%s) - start )) s"
 exit "$status"

@@ -111,8 +111,16 @@ fn ap2_v2_the_checkout_jwt_reads_h_the_link_and_the_checkout() {
     let ctx =
         ChooseContext { account: text(&b2["account"]), inputs: &Default::default(), now: 0, reference: "r", doc: j };
     let choice = pairing(AP2).choose(&a, &ctx).unwrap();
-    let quote = pairing(AP2).quote(&choice).unwrap();
     let payload = &v2["expectPayload"];
+    // The reference's choice is the offer its read gives, member for member and in its order:
+    // {checkoutJwt, payload, checkout} (integraledger-terms 0.4.0, Ap2CheckoutMandatePiece.choose).
+    let members: Vec<&str> = choice.build_input.keys().map(String::as_str).collect();
+    assert_eq!(members, ["checkoutJwt", "payload", "checkout"]);
+    assert_eq!(
+        (&choice.build_input["checkoutJwt"], &choice.build_input["payload"], &choice.build_input["checkout"]),
+        (j, payload, &v2["expectRead"]["checkout"])
+    );
+    let quote = pairing(AP2).quote(&choice).unwrap();
     assert_eq!(quote.amount.to_string(), payload["totals"][0]["amount"].to_string());
     assert_eq!((quote.asset.as_str(), quote.network.as_str()), (text(&payload["currency"]), "ap2"));
 }

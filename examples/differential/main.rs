@@ -19,6 +19,10 @@
 //! `terms::mpp::decode_challenges` (its list, or its refusal, is written beside the outcomes). A confirmed MPP choice
 //! writes the challenge chosen; a finished MPP credential its `Authorization: Payment` value, which
 //! `terms::mpp::decode_credential` must read back to the credential.
+//!
+//! Every confirmed case writes its whole [`terms::pairing::Chosen`] (`confirmed.chosen`, compact JSON); a case that
+//! carries a `chosen` (`scripts/differential/cross.py`: the reference's) is finished from that `Chosen` instead of
+//! ours: the cross-language round trip.
 
 mod answers;
 mod routes;
@@ -220,7 +224,14 @@ async fn run_case(case: &Value) -> Value {
     };
     let doc = case.get("doc").unwrap_or(&Value::Null);
     let account = case.get("account").and_then(Value::as_str).unwrap_or_default();
-    let confirmed = confirm(doc, pairing, account, &routes, &options(case)).await;
+    let mut confirmed = confirm(doc, pairing, account, &routes, &options(case)).await;
+    // The cross-language round trip: finish the `Chosen` the reference wrote for this case instead of our own.
+    if let (Ok(c), Some(theirs)) = (&mut confirmed, case.get("chosen")) {
+        match serde_json::from_value(theirs.clone()) {
+            Ok(chosen) => c.chosen = chosen,
+            Err(e) => return json!({"id": id, "chosen": format!("unreadable: {e}")}),
+        }
+    }
     let confirm_out = match &confirmed {
         Err(d) => declined(d),
         Ok(c) => {
@@ -229,6 +240,7 @@ async fn run_case(case: &Value) -> Value {
                 "h": c.h.to_hex(),
                 "agreement": c.chosen.agreement,
                 "ref": c.chosen.reference,
+                "chosen": serde_json::to_string(&c.chosen).unwrap_or_default(),
             });
             if mpp {
                 out = with(

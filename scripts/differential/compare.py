@@ -4,8 +4,8 @@ outcomes. Exits 1 on any difference that is not one of the excluded classes belo
 
     python3 compare.py cases.jsonl peer.jsonl ours.jsonl
 
-What is compared: confirm's decline (code and detail) or its signing request, the agreement URL it chose and the
-payment id; each finish's decline (code, detail, and what moved) or the payment, byte for byte as compact JSON with
+What is compared: confirm's decline (code and detail) or its signing request, the agreement URL it chose, the
+payment id and the whole `Chosen` each side records (compact JSON with member order: the choice member for member); each finish's decline (code, detail, and what moved) or the payment, byte for byte as compact JSON with
 member order; each check's decline or hash, and the pairing's own bound of the same payment (the hash, or the refusal
 code check hides behind its fixed sentence); transact's outcome on the same terms, and the agreement payments it sent
 (the PAYMENT-SIGNATURE values, byte for byte).
@@ -83,6 +83,8 @@ Excluded classes (each a documented deliberate difference of the crate, counted 
    transaction of another call (`to`, recipient or amount named) for call-mismatch, one whose nonce is not the
    case's `accountNonce` for nonce-mismatch, or the case's `accountNonce` is malformed for input-missing (and,
    where the crate's confirm so declined, the finish calls and the checks of their payment it then has none of).
+   For the same reason the crate's `Chosen` of such a case keeps the `accountNonce` input the reference's does not:
+   excluded only where the two are the same once that one member is taken from the crate's choice.
  - The no-proof MPP pairings that sign nothing (card, Stripe, NEAR Intents) hold the choice as bound holds a
    credential's challenge before their build refuses (ours, as every MPP build does; README "Differences from the
    reference"); the reference's build refuses `mpp/no-signed-place` (`mpp/nothing-to-sign`) unread. Excluded only
@@ -180,7 +182,7 @@ def compact(value):
 
 
 # Outcome members that hold compact JSON text: compared as text, with normalisation 2.
-JSON_TEXT = {"signed", "option", "required", "landed"}
+JSON_TEXT = {"signed", "option", "required", "landed", "chosen"}
 
 
 DOMAIN_FIELDS = [("name", "string"), ("version", "string"), ("chainId", "uint256"), ("verifyingContract", "address"),
@@ -396,6 +398,20 @@ def transaction_check(case, path, ours):
     return False
 
 
+def kept_account_nonce(case, peer, ours):
+    """Whether the crate's Chosen is the reference's but for the accountNonce input the crate's
+    mpp/charge/evm/transaction choice keeps, after the challenge, the payer and the time (ours)."""
+    if case.get("pairing") != "mpp/charge/evm/transaction" or "accountNonce" not in (case.get("inputs") or {}):
+        return False
+    texts = [((o.get("confirm") or {}).get("confirmed") or {}).get("chosen") for o in (peer, ours)]
+    if not all(isinstance(t, str) for t in texts):
+        return False
+    theirs, mine = (json.loads(t) for t in texts)
+    choice = dict(mine.get("choice") or {})
+    choice.pop("accountNonce", None)
+    return json.dumps(dict(mine, choice=choice)) == json.dumps(theirs)
+
+
 CONFIRM_ONLY = {"mpp/charge/card", "mpp/charge/stripe", "mpp/subscription/stripe", "mpp/charge/nearintents"}
 
 
@@ -468,6 +484,8 @@ def excluded(case, path, peer=None, ours=None):
             return "an MPP challenge that has expired (the crate skips it: mpp/challenge-expired, ours)"
     if mpp and len(path) > 1 and path[0] == "checks" and isinstance(path[1], int) and other_chain_source(case, path[1], ours):
         return "a did:pkh source naming another chain (the crate refuses it, ours)"
+    if path == ["confirm", "confirmed", "chosen"] and kept_account_nonce(case, peer, ours):
+        return "the accountNonce input the crate's choice keeps (ours)"
     if mpp and path and transaction_check(case, path, ours):
         return "the signed transaction's call and nonce, and the accountNonce input (ours)"
     # Where the crate's confirm declined for that reason, it made no choice to finish.

@@ -13,9 +13,13 @@ reference has no header reader); the signer's answers may be `$tx` (an EIP-1559 
 signed by eth-account), `$gateway` (a Gateway client's answer, its salt the reference's usdc_gateway_salt), `$tempo` or
 `$pushed` (peer_tempo.py: a signed 0x76 transaction, a broadcasting signer's hash and landed read), and a
 later answer of a finish call answers the request the answers before it lead to (the session's voucher); a
-confirmed choice writes its challenge, a finished credential its `Authorization: Payment` value."""
+confirmed choice writes its challenge, a finished credential its `Authorization: Payment` value.
+
+Every confirmed case writes its whole Chosen (`confirmed.chosen`, compact JSON in the crate's serde form); a case that
+carries a `chosen` (scripts/differential/cross.py: the crate's) is finished from that Chosen instead of its own."""
 
 import asyncio
+import dataclasses
 import json
 import pathlib
 import sys
@@ -459,6 +463,14 @@ async def run_transact(case, binding, spec):
     return {"first": transaction(first, case.get("pairing")), "second": second, "paid": list(STATE["paid"])}
 
 
+def chosen_json(chosen):
+    """The Chosen as the crate writes it (serde): pairing, choice, ref, and agreement only when there is one."""
+    out = {"pairing": chosen.pairing, "choice": chosen.choice, "ref": chosen.ref}
+    if chosen.agreement is not None:
+        out["agreement"] = chosen.agreement
+    return compact(out)
+
+
 async def run_case(case):
     binding = BINDINGS.get(case.get("pairing"))
     if binding is None:
@@ -473,6 +485,9 @@ async def run_case(case):
             return {"id": case.get("id"), "headers": {"refused": e.code}}
         headers = {"list": compact(case["doc"])}
     confirmed = await t.confirm(case.get("doc"), binding, case.get("account"), CLIENT, case.get("inputs"))
+    if "chosen" in case and not isinstance(confirmed, t.Declined):
+        # The cross-language round trip: finish the Chosen the crate wrote for this case instead of our own.
+        confirmed = dataclasses.replace(confirmed, chosen=t.Chosen(**case["chosen"]))
     if isinstance(confirmed, t.Declined):
         confirm_out = declined(confirmed)
     else:
@@ -481,6 +496,7 @@ async def run_case(case):
             "h": confirmed.h,
             "agreement": confirmed.chosen.agreement,
             "ref": confirmed.chosen.ref,
+            "chosen": chosen_json(confirmed.chosen),
         }}
         if mpp:
             confirm_out["confirmed"]["challenge"] = compact(confirmed.chosen.choice.get("challenge"))

@@ -192,12 +192,17 @@ impl Pairing for Ap2 {
         Ok(Advertised { h, link, offer: Offer::Json(doc), agreement })
     }
 
-    /// The `checkout_jwt`, for a buyer named by a CAIP-10 account (`ap2/no-payable-option` otherwise):
-    /// `{checkoutJwt}`.
+    /// The offer the read gives, for a buyer named by a CAIP-10 account (`ap2/no-payable-option` otherwise), as the
+    /// reference writes it: `{checkoutJwt, payload, checkout}` (the JWT, its decoded payload and the payload's `id`).
+    /// The build reads only `checkoutJwt`, again; the other two are the reference's record of what was chosen.
     fn choose(&self, _read: &Advertised<'_>, ctx: &ChooseContext<'_>) -> Result<Chosen, Refusal> {
         named_buyer("ap2", ctx)?;
-        let mut members = Map::with_capacity(1);
+        let (_, _, payload) = read_checkout(Some(ctx.doc))?;
+        let checkout = payload.get("id").cloned().ok_or(ap2(Reason::CheckoutIdMissing))?;
+        let mut members = Map::with_capacity(3);
         members.insert("checkoutJwt".into(), ctx.doc.clone());
+        members.insert("payload".into(), Value::Object(payload));
+        members.insert("checkout".into(), checkout);
         Ok(chosen(ID, members, ctx))
     }
 
