@@ -89,7 +89,12 @@ Excluded classes (each a documented deliberate difference of the crate, counted 
    credential's challenge before their build refuses (ours, as every MPP build does; README "Differences from the
    reference"); the reference's build refuses `mpp/no-signed-place` (`mpp/nothing-to-sign`) unread. Excluded only
    in a finish over other bytes than the chosen challenge's H, where both decline `offer-unreadable`, the reference
-   with that code and the crate with `mpp/id-not-ours`."""
+   with that code and the crate with `mpp/id-not-ours`.
+ - A Circle Gateway burn whose `destinationNetwork` is not a network the crate's bound reads accounts of (a string
+   `eip155:<chain>` or `solana:<...>`): the crate offers no payable option for it (`no-payable-option`, never asking
+   a wallet to sign what its bound cannot read back; README "Differences from the reference"), where the reference
+   signs the burn. Excluded only where every challenge of the case's document is such a burn and the crate's confirm
+   declined `no-payable-option`; then its finish, transact and the checks of the payment finish made differ with it."""
 
 import base64
 import calendar
@@ -471,6 +476,30 @@ def huge_slot(case, path, ours):
     return False
 
 
+_GATEWAY_NETWORK = re.compile(r"(eip155:[0-9]+|solana:[1-9A-HJ-NP-Za-km-z]+)")
+
+
+def unreadable_gateway(case, ours):
+    """Whether every challenge of the case is a Gateway burn to a destinationNetwork the crate's bound cannot read
+    accounts of, and the crate's confirm declined no-payable-option."""
+    if case.get("pairing") != "mpp/charge/usdc/gateway":
+        return False
+    declined = (ours.get("confirm") or {}).get("declined") if isinstance(ours.get("confirm"), dict) else None
+    if not isinstance(declined, dict) or declined.get("code") != "no-payable-option":
+        return False
+    doc = case.get("headersRead") or case.get("doc")
+    networks = []
+    for c in doc if isinstance(doc, list) else []:
+        try:
+            raw = c["request"]
+            r = json.loads(base64.urlsafe_b64decode(raw + "=" * (-len(raw) % 4)))
+            networks.append(r["methodDetails"]["gateway"]["destinationNetwork"])
+        except (KeyError, TypeError, ValueError, AttributeError):
+            return False
+    return bool(networks) and all(
+        not (isinstance(n, str) and _GATEWAY_NETWORK.fullmatch(n)) for n in networks)
+
+
 def excluded(case, path, peer=None, ours=None):
     """The class a difference belongs to, when it is one of the excluded ones; None otherwise."""
     peer, ours = peer or {}, ours or {}
@@ -499,6 +528,8 @@ def excluded(case, path, peer=None, ours=None):
         declined = unconfirmed or any(transaction_check(case, ["finish", j], ours) for j in finishes)
         if ours.get("checks", [None])[path[1]] is None and declined:
             return "the signed transaction's call and nonce, and the accountNonce input (ours)"
+    if mpp and path and unreadable_gateway(case, ours):
+        return "a Gateway burn to a network the crate's bound cannot read (no payable option, ours)"
     if mpp and huge_slot(case, path, ours):
         return "a Solana session's recentSlot past 2^64 - 1 (the crate's request holds a u64, ours)"
     if mpp and path and held_choice(case, path, peer, ours):
