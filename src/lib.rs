@@ -106,8 +106,6 @@ mod transact;
 )]
 pub mod x402;
 
-#[cfg(feature = "x402")]
-#[cfg_attr(docsrs, doc(cfg(feature = "x402")))]
 // The reference pages under docs/ hold code moved out of the README: built and run as doctests, as the README's are.
 #[cfg(all(doctest, feature = "x402", feature = "http"))]
 #[doc = include_str!("../docs/api.md")]
@@ -117,6 +115,8 @@ pub mod x402;
 #[doc = include_str!("../docs/sellers.md")]
 struct DocsPages;
 
+#[cfg(feature = "x402")]
+#[cfg_attr(docsrs, doc(cfg(feature = "x402")))]
 pub use agreement::{agree, retry_seconds};
 pub use decline::{DeclineCode, Declined, Moved};
 pub use env::{Clock, CountingIds, FixedClock, Ids, RandomIds, SystemClock};
