@@ -434,19 +434,31 @@ def held_choice(case, path, peer, ours):
         "mpp/no-signed-place", "mpp/nothing-to-sign") and o.get("detail") == "mpp/id-not-ours"
 
 
+def challenge_requests(case, keep_unread=False):
+    """The decoded `request` of each challenge of the case's document; one that does not decode is None where
+    keep_unread, left out otherwise."""
+    doc = case.get("headersRead") or case.get("doc")
+    out = []
+    for c in doc if isinstance(doc, list) else []:
+        try:
+            raw = c["request"]
+            out.append(json.loads(base64.urlsafe_b64decode(raw + "=" * (-len(raw) % 4))))
+        except (KeyError, TypeError, ValueError, AttributeError):
+            if keep_unread:
+                out.append(None)
+    return out
+
+
 def huge_slot(case, path, ours):
     """Whether the Solana session's first challenge names a recentSlot past 2^64 - 1 and the crate declined at the
     difference's place (or made no payment to check) with svm/input-malformed."""
     if case.get("pairing") != "mpp/session/solana" or not path:
         return False
-    doc = case.get("headersRead") or case.get("doc")
     slots = []
-    for c in doc if isinstance(doc, list) else []:
+    for r in challenge_requests(case):
         try:
-            raw = c["request"]
-            r = json.loads(base64.urlsafe_b64decode(raw + "=" * (-len(raw) % 4)))
             slots.append(r["methodDetails"]["recentSlot"])
-        except (KeyError, TypeError, ValueError, AttributeError):
+        except (KeyError, TypeError):
             continue
     huge = [s for s in slots if isinstance(s, str) and s.isdigit() and len(s) <= 78 and int(s) >= 2**64]
     if not huge:
@@ -487,14 +499,11 @@ def unreadable_gateway(case, ours):
     declined = (ours.get("confirm") or {}).get("declined") if isinstance(ours.get("confirm"), dict) else None
     if not isinstance(declined, dict) or declined.get("code") != "no-payable-option":
         return False
-    doc = case.get("headersRead") or case.get("doc")
     networks = []
-    for c in doc if isinstance(doc, list) else []:
+    for r in challenge_requests(case, keep_unread=True):
         try:
-            raw = c["request"]
-            r = json.loads(base64.urlsafe_b64decode(raw + "=" * (-len(raw) % 4)))
             networks.append(r["methodDetails"]["gateway"]["destinationNetwork"])
-        except (KeyError, TypeError, ValueError, AttributeError):
+        except (KeyError, TypeError):
             return False
     return bool(networks) and all(
         not (isinstance(n, str) and _GATEWAY_NETWORK.fullmatch(n)) for n in networks)
