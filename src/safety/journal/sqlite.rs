@@ -157,7 +157,7 @@ impl SqliteJournal {
         let mut conn = Connection::open_with_flags(path, flags).map_err(|e| fail(e.into()))?;
         prepare(&mut conn, &config, read_only).map_err(fail)?;
         if !read_only {
-            approvals::create(&conn).map_err(fail)?;
+            approvals::create(&mut conn).map_err(fail)?;
         }
         Ok(Self { conn: Mutex::new(conn), path: path.to_path_buf(), config })
     }

@@ -22,11 +22,15 @@ CREATE INDEX IF NOT EXISTS approvals_by_state ON approvals (state, seq);
 "
 );
 
-/// Creates the queue's table where it is missing (a file opened for writing).
-pub(super) fn create(conn: &Connection) -> Result<(), Fail> {
-    conn.execute_batch(&format!("BEGIN IMMEDIATE; {TABLE} COMMIT;")).inspect_err(|_| {
-        let _ = conn.execute_batch("ROLLBACK");
-    })?;
+/// Creates the queue's table where it is missing (a file opened for writing). Where it is there, this is one read,
+/// which no other process's write lock blocks (WAL).
+pub(super) fn create(conn: &mut Connection) -> Result<(), Fail> {
+    if exists(conn)? {
+        return Ok(());
+    }
+    let tx = conn.transaction_with_behavior(rusqlite::TransactionBehavior::Immediate)?;
+    tx.execute_batch(TABLE)?;
+    tx.commit()?;
     Ok(())
 }
 
