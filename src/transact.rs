@@ -63,7 +63,7 @@ pub struct ApproveSpend {
 #[serde(deny_unknown_fields)]
 pub struct PendingApproval {
     /// The queued approval: its id, the quote, H and the terms, the rule that asked, and its expiry.
-    pub pending_approval: Approval,
+    pub pending_approval: Box<Approval>,
 }
 
 /// What `transact` gives when it does not decline.
@@ -158,7 +158,7 @@ pub async fn transact(
         };
         let payment = ToQueue { pairing: pairing.id(), account, h: &h, link: &link, bytes: &bytes, attempt };
         if let Some(pending) = queued.ask(payment, options).await? {
-            return Ok(TransactOutcome::PendingApproval(PendingApproval { pending_approval: pending }));
+            return Ok(TransactOutcome::PendingApproval(PendingApproval { pending_approval: Box::new(pending) }));
         }
     }
     // Built once, as confirm builds it: the signer is handed its request, and its answers complete this same build

@@ -10,7 +10,6 @@ use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex};
 
 use serde_json::{Value, json};
-use terms::safety::journal::Store as _;
 use terms::safety::policy::Policy;
 use terms::safety::{Approval, ApprovalError, ApprovalState, Purchase};
 use terms::{
@@ -138,7 +137,7 @@ fn options(journal: &Arc<dyn Journal>, n: usize, now: u64) -> Options {
 /// `transact` of `amount` under `terms`; its pending approval, or a panic naming what came instead.
 async fn pending(seller: &Seller, wallet: &Wallet, options: &Options, amount: &str, terms: &[u8]) -> Approval {
     match transact(offer(amount, terms), pairing(), wallet, seller, options).await {
-        Ok(TransactOutcome::PendingApproval(p)) => p.pending_approval,
+        Ok(TransactOutcome::PendingApproval(p)) => *p.pending_approval,
         other => panic!("not queued: {other:?}"),
     }
 }
@@ -169,7 +168,7 @@ async fn a_queued_payment_is_paid_once_a_person_approves_and_the_approval_is_use
     assert_eq!(asked.purchase.as_ref().map(|p| p.url.as_str()), Some("https://api.seller.example/v1/report?n=0"));
     // The queue holds it as it was handed back.
     let listed = journal.pending(NOW + 1).await.unwrap();
-    assert_eq!(listed, [asked.clone()]);
+    assert_eq!(listed, std::slice::from_ref(&asked));
     assert_eq!(journal.approval(&asked.id, NOW + 1).await.unwrap().as_ref(), Some(&asked));
     // Asked again before a person decided: the same approval, not a second one.
     let again = pending(&seller, &wallet, &options(&journal, 0, NOW + 5), "10000", TERMS).await;

@@ -292,6 +292,7 @@ pub trait ApprovalQueue: Send + Sync + fmt::Debug {
     }
 }
 
+#[cfg(any(feature = "sqlite", feature = "postgres"))]
 /// What a queue does for an [`Asking`], given the purchase's newest approval (its state as stored).
 #[derive(Debug)]
 pub(crate) enum Step {
@@ -303,6 +304,7 @@ pub(crate) enum Step {
     Queue(Option<(String, ApprovalState)>),
 }
 
+#[cfg(any(feature = "sqlite", feature = "postgres"))]
 /// The shared rule of [`ApprovalQueue::ask`]; `binding` is the newest approval's stored binding.
 pub(crate) fn step(newest: Option<(Approval, String)>, asking: &Asking<'_>) -> Step {
     let Some((newest, binding)) = newest else { return Step::Queue(None) };
@@ -325,6 +327,7 @@ pub(crate) fn step(newest: Option<(Approval, String)>, asking: &Asking<'_>) -> S
     }
 }
 
+#[cfg(any(feature = "sqlite", feature = "postgres"))]
 /// The shared rule of [`ApprovalQueue::decide`]: the state the approval takes, or why it may not.
 pub(crate) fn decided(approval: &Approval, decision: Decision, now: u64) -> Result<ApprovalState, ApprovalError> {
     match approval.state_at(now) {
@@ -422,6 +425,7 @@ impl Queued<'_> {
     }
 }
 
+#[cfg(feature = "x402")]
 /// For a payment no queue holds (an agreement payment): where the policy asks for a person, it is paid only with
 /// that very approval passed in Rust ([`Options::spend_approved`]); otherwise it declines `policy-refused`,
 /// `policy/approval-required`, before anything is signed.
