@@ -13,15 +13,17 @@ use serde_json::{Value, json};
 use terms::safety::policy::Policy;
 use terms::safety::{Approval, ApprovalError, ApprovalState, Purchase};
 use terms::{
-    Answer, BoxFuture, DeclineCode, Fetch, FetchError, FixedClock, LocalSigner, Options, Request, Response, Signer,
-    SignerError, SigningRequest, TransactOutcome, atr_hash, transact,
+    BoxFuture, DeclineCode, Fetch, FetchError, FixedClock, Options, Request, Response, Signer, TransactOutcome,
+    atr_hash, transact,
 };
 
 #[macro_use]
 #[path = "backends/mod.rs"]
 mod backends;
+mod support;
 
 use backends::{Journal, Place};
+use support::CountingSigner;
 
 on_both_backends!(
     a_queued_payment_is_paid_once_a_person_approves_and_the_approval_is_used_once,
@@ -97,26 +99,9 @@ impl Fetch for Seller {
     }
 }
 
-/// The local key; counts the signatures.
-struct Wallet(LocalSigner, AtomicUsize);
-
-impl Wallet {
-    fn new() -> Self {
-        Self(LocalSigner::from_hex(KEY, 84_532).unwrap(), AtomicUsize::new(0))
-    }
-    fn count(&self) -> usize {
-        self.1.load(Ordering::SeqCst)
-    }
-}
-
-impl Signer for Wallet {
-    fn account(&self) -> &str {
-        self.0.account()
-    }
-    fn sign<'a>(&'a self, request: &'a SigningRequest) -> BoxFuture<'a, Result<Answer, SignerError>> {
-        self.1.fetch_add(1, Ordering::SeqCst);
-        self.0.sign(request)
-    }
+/// The payer's wallet (Anvil's key #0 on Base Sepolia), counting what it signs.
+fn wallet() -> CountingSigner {
+    CountingSigner::new(KEY, "eip155:84532:0xf39Fd6e51aad88F6F4ce6aB8827279cffFb92266")
 }
 
 fn pairing() -> &'static dyn terms::pairing::Pairing {
@@ -135,7 +120,7 @@ fn options(journal: &Arc<dyn Journal>, n: usize, now: u64) -> Options {
 }
 
 /// `transact` of `amount` under `terms`; its pending approval, or a panic naming what came instead.
-async fn pending(seller: &Seller, wallet: &Wallet, options: &Options, amount: &str, terms: &[u8]) -> Approval {
+async fn pending(seller: &Seller, wallet: &CountingSigner, options: &Options, amount: &str, terms: &[u8]) -> Approval {
     match transact(offer(amount, terms), pairing(), wallet, seller, options).await {
         Ok(TransactOutcome::PendingApproval(p)) => *p.pending_approval,
         other => panic!("not queued: {other:?}"),
@@ -151,7 +136,7 @@ fn not_pending(result: Result<Approval, ApprovalError>, state: ApprovalState) {
 
 async fn a_queued_payment_is_paid_once_a_person_approves_and_the_approval_is_used_once(place: Place) {
     let journal = place.journal().await;
-    let (seller, wallet) = (Seller::new(TERMS), Wallet::new());
+    let (seller, wallet) = (Seller::new(TERMS), wallet());
     let asked = pending(&seller, &wallet, &options(&journal, 0, NOW), "10000", TERMS).await;
     assert_eq!((seller.fetches(), wallet.count()), (1, 0), "the terms are compared; nothing is signed");
     assert!(asked.id.starts_with("ap_") && asked.id.len() == 23, "{}", asked.id);
@@ -204,7 +189,7 @@ async fn a_queued_payment_is_paid_once_a_person_approves_and_the_approval_is_use
 
 async fn a_denied_purchase_declines_and_is_never_signed(place: Place) {
     let journal = place.journal().await;
-    let (seller, wallet) = (Seller::new(TERMS), Wallet::new());
+    let (seller, wallet) = (Seller::new(TERMS), wallet());
     let asked = pending(&seller, &wallet, &options(&journal, 1, NOW), "10000", TERMS).await;
     let denied = journal.deny(&asked.id, NOW + 10).await.unwrap();
     assert_eq!(denied.state, ApprovalState::Denied);
@@ -226,7 +211,7 @@ async fn a_denied_purchase_declines_and_is_never_signed(place: Place) {
 
 async fn an_expired_approval_is_neither_decided_nor_paid(place: Place) {
     let journal = place.journal().await;
-    let (seller, wallet) = (Seller::new(TERMS), Wallet::new());
+    let (seller, wallet) = (Seller::new(TERMS), wallet());
     let at = |now| options(&journal, 3, now).approval_expiry(100);
     let first = pending(&seller, &wallet, &at(NOW), "10000", TERMS).await;
     assert_eq!(first.expires_at, NOW + 100);
@@ -251,7 +236,7 @@ async fn an_expired_approval_is_neither_decided_nor_paid(place: Place) {
 
 async fn an_approval_whose_quote_or_h_changed_pays_nothing_and_a_new_one_is_queued(place: Place) {
     let journal = place.journal().await;
-    let (seller, wallet) = (Seller::new(TERMS), Wallet::new());
+    let (seller, wallet) = (Seller::new(TERMS), wallet());
     // The amount changes after the approval.
     let asked = pending(&seller, &wallet, &options(&journal, 4, NOW), "10000", TERMS).await;
     journal.approve(&asked.id, NOW + 10).await.unwrap();
@@ -283,7 +268,7 @@ async fn an_approval_whose_quote_or_h_changed_pays_nothing_and_a_new_one_is_queu
 
 async fn terms_that_do_not_hash_to_h_are_never_queued(place: Place) {
     let journal = place.journal().await;
-    let (seller, wallet) = (Seller::new(OTHER_TERMS), Wallet::new());
+    let (seller, wallet) = (Seller::new(OTHER_TERMS), wallet());
     let declined =
         transact(offer("10000", TERMS), pairing(), &wallet, &seller, &options(&journal, 6, NOW)).await.unwrap_err();
     assert_eq!(declined.code, DeclineCode::HashMismatch);
@@ -293,7 +278,7 @@ async fn terms_that_do_not_hash_to_h_are_never_queued(place: Place) {
 
 async fn two_sends_racing_one_approval_sign_once(place: Place) {
     let journal = place.journal().await;
-    let (seller, wallet) = (Seller::new(TERMS), Wallet::new());
+    let (seller, wallet) = (Seller::new(TERMS), wallet());
     let asked = pending(&seller, &wallet, &options(&journal, 7, NOW), "10000", TERMS).await;
     journal.approve(&asked.id, NOW + 10).await.unwrap();
     let (a, b) = (options(&journal, 7, NOW + 20), options(&journal, 7, NOW + 20));

@@ -342,6 +342,23 @@ pub(crate) fn decided(approval: &Approval, decision: Decision, now: u64) -> Resu
     }
 }
 
+/// The answer to an `ask` that took the approved `approval` for `attempt` (the queue wrote it `used`).
+#[cfg(any(feature = "sqlite", feature = "postgres"))]
+pub(crate) fn taken(approval: Box<Approval>, attempt: &str) -> Asked {
+    let mut taken = approval;
+    taken.state = ApprovalState::Used;
+    taken.attempt = Some(attempt.to_owned());
+    Asked::Approved(taken)
+}
+
+/// The approval as a decision at `now` left it (the queue wrote it `state`).
+#[cfg(any(feature = "sqlite", feature = "postgres"))]
+pub(crate) fn decided_at(mut approval: Approval, state: ApprovalState, now: u64) -> Approval {
+    approval.state = state;
+    approval.decided_at = Some(now);
+    approval
+}
+
 /// An approval's id from a fresh payment id: `ap_` and its first 20 characters.
 pub(crate) fn approval_id(fresh: &str) -> String {
     format!("ap_{}", fresh.chars().take(20).collect::<String>())

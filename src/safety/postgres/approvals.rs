@@ -11,7 +11,7 @@ use sha2::{Digest, Sha256};
 use tokio_postgres::Row;
 
 use super::{Doing, Fail, PostgresJournal, bounded};
-use crate::gate::approvals::{Step, decided, step};
+use crate::gate::approvals::{Step, decided, decided_at, step, taken};
 use crate::gate::{Approval, ApprovalError, ApprovalQueue, ApprovalState, Asked, Asking, Decision, JournalError};
 use crate::safety::journal::approvals::{COLUMNS, NewRow, Raw, approval_columns, at};
 use crate::safety::journal::rules::int;
@@ -147,10 +147,7 @@ async fn ask(tx: &Transaction<'_>, asking: &Asking<'_>) -> Result<Asked, Fail> {
                 &[&approval.id, &asking.attempt],
             )
             .await?;
-            let mut taken = *approval;
-            taken.state = ApprovalState::Used;
-            taken.attempt = Some(asking.attempt.to_owned());
-            Ok(Asked::Approved(Box::new(taken)))
+            Ok(taken(approval, asking.attempt))
         }
         Step::Queue(retire) => {
             if let Some((id, state)) = retire {
@@ -202,10 +199,7 @@ async fn decide(
     let t = int(now, "the decision's time").map_err(Fail::Refused)?;
     tx.execute("UPDATE terms_approvals SET state = $2, decided_at = $3 WHERE id = $1", &[&id, &state.as_str(), &t])
         .await?;
-    let mut done = approval;
-    done.state = state;
-    done.decided_at = Some(now);
-    Ok(Ok(done))
+    Ok(Ok(decided_at(approval, state, now)))
 }
 
 impl PostgresJournal {

@@ -5,8 +5,8 @@
 use rusqlite::{Connection, OptionalExtension, Row, params};
 
 use super::{Fail, SqliteJournal};
-use crate::gate::approvals::{Step, decided, step};
-use crate::gate::{Approval, ApprovalError, ApprovalQueue, ApprovalState, Asked, Asking, Decision, JournalError};
+use crate::gate::approvals::{Step, decided, decided_at, step, taken};
+use crate::gate::{Approval, ApprovalError, ApprovalQueue, Asked, Asking, Decision, JournalError};
 use crate::safety::journal::approvals::{COLUMNS, NewRow, Raw, approval_columns, at};
 use crate::safety::journal::rules::int;
 use crate::signer::BoxFuture;
@@ -79,10 +79,7 @@ fn ask(conn: &Connection, asking: &Asking<'_>) -> Result<Asked, Fail> {
                 "UPDATE approvals SET state = 'used', attempt = ?2 WHERE id = ?1 AND state = 'approved'",
                 params![approval.id, asking.attempt],
             )?;
-            let mut taken = *approval;
-            taken.state = ApprovalState::Used;
-            taken.attempt = Some(asking.attempt.to_owned());
-            Ok(Asked::Approved(Box::new(taken)))
+            Ok(taken(approval, asking.attempt))
         }
         Step::Queue(retire) => {
             if let Some((id, state)) = retire {
@@ -124,10 +121,7 @@ fn decide(conn: &Connection, id: &str, decision: Decision, now: u64) -> Result<R
     };
     let t = int(now, "the decision's time").map_err(Fail::Refused)?;
     conn.execute("UPDATE approvals SET state = ?2, decided_at = ?3 WHERE id = ?1", params![id, state.as_str(), t])?;
-    let mut done = approval;
-    done.state = state;
-    done.decided_at = Some(now);
-    Ok(Ok(done))
+    Ok(Ok(decided_at(approval, state, now)))
 }
 
 impl ApprovalQueue for SqliteJournal {
