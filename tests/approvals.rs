@@ -11,7 +11,7 @@ use std::sync::{Arc, Mutex};
 
 use serde_json::{Value, json};
 use terms::safety::policy::Policy;
-use terms::safety::{Approval, ApprovalError, ApprovalState, Purchase};
+use terms::safety::{Approval, ApprovalError, ApprovalState, JournalError, Purchase};
 use terms::{
     BoxFuture, DeclineCode, Fetch, FetchError, FixedClock, Options, Request, Response, Signer, TransactOutcome,
     atr_hash, transact,
@@ -32,6 +32,7 @@ on_both_backends!(
     an_approval_whose_quote_or_h_changed_pays_nothing_and_a_new_one_is_queued,
     terms_that_do_not_hash_to_h_are_never_queued,
     two_sends_racing_one_approval_sign_once,
+    an_approval_taken_by_a_send_that_never_signs_is_asked_again_never_paid_twice,
 );
 
 const KEY: &str = "0xac0974bec39a17e36ba4a6b4d238ff944bacb478cbed5efcae784d7bf4f2ff80";
@@ -298,4 +299,59 @@ async fn two_sends_racing_one_approval_sign_once(place: Place) {
     }
     let key = Purchase::new("GET", "https://api.seller.example/v1/report?n=7").key(wallet.account());
     assert_eq!(journal.attempts(&key).await.unwrap().len(), 1, "one attempt began");
+}
+
+/// The journal, with its `begin` failing: a send that took its approval and never recorded an intent, as a process
+/// killed right after the approval's write would leave it.
+#[derive(Debug)]
+struct NoBegin(Arc<dyn Journal>);
+
+impl terms::safety::SpendJournal for NoBegin {
+    fn begin<'a>(
+        &'a self,
+        _: &'a terms::safety::Intent<'a>,
+    ) -> BoxFuture<'a, Result<terms::safety::Begun, JournalError>> {
+        Box::pin(async { Err(JournalError("the process died here".into())) })
+    }
+    fn look<'a>(
+        &'a self,
+        intent: &'a terms::safety::Intent<'a>,
+    ) -> BoxFuture<'a, Result<terms::safety::Begun, JournalError>> {
+        self.0.look(intent)
+    }
+    fn stepped<'a>(&'a self, a: &'a str, p: &'a terms::safety::Prepared) -> BoxFuture<'a, Result<(), JournalError>> {
+        self.0.stepped(a, p)
+    }
+    fn moving<'a>(&'a self, a: &'a str) -> BoxFuture<'a, Result<(), JournalError>> {
+        self.0.moving(a)
+    }
+    fn signed<'a>(&'a self, a: &'a str, b: &'a [u8], p: &'a Value) -> BoxFuture<'a, Result<(), JournalError>> {
+        self.0.signed(a, b, p)
+    }
+    fn ended<'a>(&'a self, a: &'a str, e: terms::safety::Ended<'a>) -> BoxFuture<'a, Result<(), JournalError>> {
+        self.0.ended(a, e)
+    }
+    fn answered<'a>(&'a self, a: &'a str, x: terms::safety::Answered<'a>) -> BoxFuture<'a, Result<(), JournalError>> {
+        self.0.answered(a, x)
+    }
+}
+
+async fn an_approval_taken_by_a_send_that_never_signs_is_asked_again_never_paid_twice(place: Place) {
+    let journal = place.journal().await;
+    let (seller, wallet) = (Seller::new(TERMS), wallet());
+    let asked = pending(&seller, &wallet, &options(&journal, 8, NOW), "10000", TERMS).await;
+    journal.approve(&asked.id, NOW + 10).await.unwrap();
+    let dying = options(&journal, 8, NOW + 20).journal(Arc::new(NoBegin(journal.clone())));
+    let declined = transact(offer("10000", TERMS), pairing(), &wallet, &seller, &dying).await.unwrap_err();
+    assert_eq!((declined.code, declined.detail.as_str()), (DeclineCode::JournalFailed, "journal/unavailable"));
+    assert_eq!(wallet.count(), 0, "nothing is signed before the intent is recorded");
+    let used = journal.approval(&asked.id, NOW + 20).await.unwrap().unwrap();
+    assert_eq!(used.state, ApprovalState::Used, "taken before anything was signed: it pays nothing again");
+    // The next send finds nothing to re-send: a person is asked again, and only that approval pays, once.
+    let again = pending(&seller, &wallet, &options(&journal, 8, NOW + 30), "10000", TERMS).await;
+    assert_ne!(again.id, asked.id);
+    journal.approve(&again.id, NOW + 40).await.unwrap();
+    let paid = transact(offer("10000", TERMS), pairing(), &wallet, &seller, &options(&journal, 8, NOW + 50)).await;
+    assert!(matches!(paid, Ok(TransactOutcome::Signed(_))), "{paid:?}");
+    assert_eq!(wallet.count(), 1);
 }
