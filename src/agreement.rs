@@ -17,6 +17,7 @@ use tokio_util::sync::CancellationToken;
 
 use crate::decline::{DeclineCode, Declined, Moved};
 use crate::fetch::{Fetch, Request};
+use crate::gate::approvals::approved_or_refused;
 use crate::gate::atr::{IDENTITY, declared_over, is_identity, read_capped, trim_http};
 use crate::gate::ledger::{Failed, Ledger, Opened, Opening, entry};
 use crate::gate::{
@@ -373,6 +374,7 @@ async fn pay(
     let selected = paying(required, &h, signer.account(), options, Some(&approved.option))?;
     let account = signer.account();
     let spent = spend_check(selected.pairing, &selected.chosen, account, options, Role::Agreement)?;
+    approved_or_refused(selected.pairing.id(), account, &h, spent.as_ref(), options)?;
     let fallback_key = format!("agreement:{url}#{}", h.to_hex());
     let opening = Opening {
         pairing: selected.pairing,

@@ -143,7 +143,7 @@ pub use signer::{
     network_of,
 };
 pub use tokio_util::sync::CancellationToken;
-pub use transact::{ApproveSpend, Resent, TransactOutcome, Transacted, transact};
+pub use transact::{ApproveSpend, PendingApproval, Resent, TransactOutcome, Transacted, transact};
 #[cfg(feature = "x402")]
 #[cfg_attr(docsrs, doc(cfg(feature = "x402")))]
 pub use x402::{HeaderError, decode_payment_required};

@@ -233,6 +233,9 @@ reasons! {
     /// Policy (ours): the seller's discovery document says it requires signed acceptance of its terms
     /// (`acceptanceRequired: true`), and the policy refuses such a seller (`acceptance_required = "refuse"`).
     AcceptanceRequired => "acceptance-required",
+    /// Policy (ours): a person denied the payment of this purchase in the approval queue
+    /// ([`ApprovalQueue`](crate::safety::ApprovalQueue)); every later send of the purchase declines so.
+    ApprovalDenied => "approval-denied",
     /// Journal (ours): the journal cannot be read or written.
     Unavailable => "unavailable",
     /// Journal (ours): a payment for the same purchase is being signed by another attempt.

@@ -6,11 +6,12 @@ use serde_json::Value;
 
 use crate::decline::Declined;
 use crate::fetch::Fetch;
+use crate::gate::approvals::{ToQueue, queued};
 use crate::gate::journal_failed;
 use crate::gate::ledger::{Failed, Ledger, Opened, Opening, approval, entry};
 use crate::gate::{
-    Agreement, AgreementReceipt, Compared, Document, Options, Resumed, Resuming, Role, SpendApproval, ToApprove,
-    ToSign, build_request, compare_staged, keep, rebuild, sign_steps, spend_check, stage,
+    Agreement, AgreementReceipt, Approval, Compared, Document, Options, Resumed, Resuming, Role, SpendApproval,
+    ToApprove, ToSign, build_request, compare_staged, keep, rebuild, sign_steps, spend_check, stage,
 };
 use crate::hash::AtrHash;
 use crate::pairing::{Chosen, Pairing, Unsigned};
@@ -55,6 +56,16 @@ pub struct ApproveSpend {
     pub approve_spend: SpendApproval,
 }
 
+/// A payment above the policy's approval threshold, queued for a person in the call's approval queue
+/// ([`Options::approvals`]): nothing was signed. Once a person approves it (by its id), the purchase's next send pays
+/// it (ours).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct PendingApproval {
+    /// The queued approval: its id, the quote, H and the terms, the rule that asked, and its expiry.
+    pub pending_approval: Box<Approval>,
+}
+
 /// What `transact` gives when it does not decline.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(untagged)]
@@ -68,6 +79,9 @@ pub enum TransactOutcome {
     ApproveSpend(ApproveSpend),
     /// The journal holds a payment signed for this purchase that may have moved: re-send exactly its bytes.
     Resend(Resent),
+    /// A payment above the policy's approval threshold, waiting for a person in the approval queue; nothing was
+    /// signed.
+    PendingApproval(PendingApproval),
 }
 
 /// confirm, then (for a pairing whose payment is no public proof) the agreement payment, then the signer, then
@@ -76,7 +90,11 @@ pub enum TransactOutcome {
 /// agreement URL declines `agreement-failed`, before anything is signed.
 ///
 /// With a spend policy ([`Options::policy`]) the choice is checked right after it is made, before the link is
-/// fetched; above the policy's approval threshold the payment is handed back ([`TransactOutcome::ApproveSpend`]).
+/// fetched; above the policy's approval threshold the payment is handed back ([`TransactOutcome::ApproveSpend`]),
+/// or, with an approval queue ([`Options::approvals`]) and a purchase ([`Options::purchase`]), its terms are fetched
+/// and compared and it waits in the queue for a person ([`TransactOutcome::PendingApproval`]); once a person approved
+/// that very payment (same quote and H), the purchase's next call pays it, and the approval is used up. A purchase a
+/// person denied declines `policy-refused`, `policy/approval-denied` (ours).
 /// With a journal ([`Options::journal`]) the journal is asked before the link is fetched whether the purchase was
 /// paid before: a purchase whose payment was signed is answered with those bytes ([`TransactOutcome::Resend`]), the
 /// signer not called. Otherwise, once the payment is built, its budgets are reserved and its intent recorded with
@@ -101,7 +119,10 @@ pub async fn transact(
         Some(doc.into_cow())
     };
     let spent = spend_check(pairing, &staged.chosen, account, options, Role::Payment)?;
-    if let Some(wanted) = approval(pairing, &staged, account, options, spent.as_ref())? {
+    let queued = queued(options, spent.as_ref());
+    if queued.is_none()
+        && let Some(wanted) = approval(pairing, &staged, account, options, spent.as_ref())?
+    {
         return Ok(TransactOutcome::ApproveSpend(ApproveSpend { approve_spend: wanted }));
     }
     let fallback_key = format!("attempt:{}", staged.chosen.reference);
@@ -123,7 +144,23 @@ pub async fn transact(
             Opened::Go(()) => {}
         }
     }
+    let link = staged.link.clone();
     let Compared { chosen, bytes, h } = compare_staged(staged, doc, pairing, fetch).await?;
+    if let Some(queued) = &queued {
+        // The terms are compared before a person is asked about them; nothing is signed while the approval waits.
+        let fresh;
+        let attempt = match &entry {
+            Some(entry) => entry.attempt(),
+            None => {
+                fresh = options.ids.next_id();
+                &fresh
+            }
+        };
+        let payment = ToQueue { pairing: pairing.id(), account, h: &h, link: &link, bytes: &bytes, attempt };
+        if let Some(pending) = queued.ask(payment, options).await? {
+            return Ok(TransactOutcome::PendingApproval(PendingApproval { pending_approval: Box::new(pending) }));
+        }
+    }
     // Built once, as confirm builds it: the signer is handed its request, and its answers complete this same build
     // (the choice and the bytes are not changed in between) rather than a rebuild.
     let (unsigned, request) = build_request(pairing, &chosen, &bytes, &h)?;

@@ -419,6 +419,8 @@ async fn an_empty_journal_file_is_refused_and_left_as_it_is() {
     assert_eq!(std::fs::metadata(&journal).unwrap().len(), 0);
 }
 
+#[path = "cli/approvals.rs"]
+mod approvals;
 #[path = "cli/exits.rs"]
 mod exits;
 #[path = "cli/first_use.rs"]

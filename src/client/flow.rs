@@ -88,6 +88,7 @@ pub(super) async fn pay(
         Ok(TransactOutcome::Resend(r)) => (r.resend, true),
         Ok(TransactOutcome::ToApprove(t)) => return Ok(Outcome::ToApprove(t)),
         Ok(TransactOutcome::ApproveSpend(a)) => return Ok(Outcome::ApproveSpend(a)),
+        Ok(TransactOutcome::PendingApproval(p)) => return Ok(Outcome::PendingApproval(p)),
     };
     let header = done.signed.as_ref().and_then(|p| match wire {
         Wire::X402 => p.header(),

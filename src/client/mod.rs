@@ -51,7 +51,7 @@ pub use types::{
 };
 
 use crate::fetch::Fetch;
-use crate::gate::{Options, SpendJournal, SpendPolicy};
+use crate::gate::{ApprovalQueue, Options, SpendJournal, SpendPolicy};
 use crate::signer::{OneAccount, Signer, Wallet};
 
 /// The most times a sent payment is re-sent after a timeout, a reset or a 5xx.
@@ -182,6 +182,14 @@ impl ClientBuilder {
     #[must_use]
     pub fn journal(mut self, journal: Arc<dyn SpendJournal>) -> Self {
         self.options = self.options.journal(journal);
+        self
+    }
+
+    /// The approval queue a payment above the policy's approval threshold waits in for a person (e.g. the journal,
+    /// which keeps one): the same request sent again pays it once a person approved it.
+    #[must_use]
+    pub fn approvals(mut self, queue: Arc<dyn ApprovalQueue>) -> Self {
+        self.options = self.options.approvals(queue);
         self
     }
 

@@ -9,7 +9,7 @@ use crate::gate::ToApprove;
 use crate::hash::AtrHash;
 use crate::safety::journal::{ExecutionState, PaymentState, ResponseState, RetryState};
 use crate::safety::recovery::{Quota, Recovery};
-use crate::transact::ApproveSpend;
+use crate::transact::{ApproveSpend, PendingApproval};
 
 /// One request as the client sends it, and re-sends it: its method, URL, headers and body, held as bytes so that a
 /// re-send is the same request.
@@ -286,6 +286,11 @@ pub enum Outcome {
     ToApprove(ToApprove),
     /// A payment above the policy's approval threshold; nothing was signed.
     ApproveSpend(ApproveSpend),
+    /// A payment above the policy's approval threshold, queued for a person ([`ClientBuilder::approvals`]); nothing
+    /// was signed. Once a person approves it, the same request sent again pays it (ours).
+    ///
+    /// [`ClientBuilder::approvals`]: super::ClientBuilder::approvals
+    PendingApproval(PendingApproval),
 }
 
 impl Outcome {
@@ -295,7 +300,7 @@ impl Outcome {
             Self::Answered(r) => r.recovery,
             Self::Lost(l) => Some(l.recovery),
             Self::Refused(r) => Some(r.recovery),
-            Self::ToApprove(_) | Self::ApproveSpend(_) => None,
+            Self::ToApprove(_) | Self::ApproveSpend(_) | Self::PendingApproval(_) => None,
         }
     }
 

@@ -243,6 +243,11 @@ pub(crate) fn entry<'a>(
 }
 
 impl<'a> Entry<'a> {
+    /// The attempt a `begin` records.
+    pub(crate) fn attempt(&self) -> &str {
+        &self.attempt
+    }
+
     fn intent<'i>(&'i self, chosen: &'i Chosen) -> Intent<'i> {
         Intent {
             key: &self.key,

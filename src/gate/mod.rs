@@ -2,6 +2,7 @@
 //! signed, build the payment with the hash of those bytes, and return it only when the pairing reads that hash back
 //! from the signed payment. The gate knows no rail: it calls a [`Pairing`].
 
+pub(crate) mod approvals;
 pub(crate) mod atr;
 mod channels;
 pub(crate) mod ledger;
@@ -14,6 +15,9 @@ use std::panic::{AssertUnwindSafe, catch_unwind};
 
 use serde_json::Value;
 
+pub use approvals::{
+    APPROVAL_EXPIRY_SECONDS, Approval, ApprovalError, ApprovalQueue, ApprovalState, Asked, Asking, Decision,
+};
 pub use channels::{Within, open_channel, record_charge, within};
 pub use prepared::{Prepared, Resumed, ToSign};
 pub(crate) use spend::journal_failed;

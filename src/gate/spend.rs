@@ -254,12 +254,14 @@ pub struct Allowed {
     pub claims: Vec<Claim>,
     /// Above the policy's approval threshold: handed back for approval, signed by nothing.
     pub needs_approval: bool,
+    /// The rule that asked for a person, as the policy writes it ([`Allowed::because`]), kept with a queued approval.
+    pub approval_rule: Option<String>,
 }
 
 impl Allowed {
     /// Allowed with these claims, no approval needed.
     pub fn new(claims: Vec<Claim>) -> Self {
-        Self { claims, needs_approval: false }
+        Self { claims, needs_approval: false, approval_rule: None }
     }
 
     /// Allowed once a person approves.

@@ -171,6 +171,9 @@ pub struct Options {
     pub(crate) journal: Option<Arc<dyn super::SpendJournal>>,
     pub(crate) purchase: Option<super::Purchase>,
     pub(crate) spend_approved: Option<super::SpendApproval>,
+    pub(crate) approvals: Option<Arc<dyn super::ApprovalQueue>>,
+    pub(crate) agent: Option<String>,
+    pub(crate) approval_expiry: u64,
     pub(crate) seller: super::SellerStanding,
     pub(crate) acceptance_required: Option<bool>,
 }
@@ -188,6 +191,9 @@ impl Default for Options {
             journal: None,
             purchase: None,
             spend_approved: None,
+            approvals: None,
+            agent: None,
+            approval_expiry: super::APPROVAL_EXPIRY_SECONDS,
             seller: super::SellerStanding::Unproven,
             acceptance_required: None,
         }
@@ -206,6 +212,8 @@ impl fmt::Debug for Options {
             .field("journal", &self.journal)
             .field("purchase", &self.purchase)
             .field("spend_approved", &self.spend_approved)
+            .field("approvals", &self.approvals)
+            .field("agent", &self.agent)
             .field("seller", &self.seller)
             .field("acceptance_required", &self.acceptance_required)
             .finish_non_exhaustive()

@@ -140,7 +140,7 @@ impl BuyerOptions {
     pub fn gate_options(mut self, options: Options) -> Self {
         self.gate = options;
         if let Some(journal) = &self.store {
-            self.gate = self.gate.journal(journal.clone());
+            self.gate = self.gate.journal(journal.clone()).approvals(journal.clone());
         }
         if let Some(policy) = &self.policy {
             self.gate = self.gate.policy(policy.clone());
@@ -149,10 +149,11 @@ impl BuyerOptions {
     }
 
     /// The host's journal: every step of every payment a tool signs is recorded in it before and after the signer
-    /// is asked, and `atr_history` and `atr_record` read it back.
+    /// is asked, and `atr_history` and `atr_record` read it back. A payment `atr_pay` makes above the policy's
+    /// approval threshold waits in its approval queue for a person (`pending-approval`); no tool decides it.
     #[must_use]
     pub fn journal(mut self, journal: Arc<dyn Journal>) -> Self {
-        self.gate = self.gate.journal(journal.clone());
+        self.gate = self.gate.journal(journal.clone()).approvals(journal.clone());
         self.store = Some(journal);
         self
     }
@@ -232,11 +233,33 @@ impl BuyerServer {
         arguments: Option<JsonObject>,
         cancel: CancellationToken,
     ) -> Option<CallToolResult> {
+        self.call_from(name, arguments, cancel, None).await
+    }
+
+    /// [`BuyerServer::call`] from the agent `agent` (an MCP client's `clientInfo` name and version), which an
+    /// approval it queues records.
+    pub async fn call_from(
+        &self,
+        name: &str,
+        arguments: Option<JsonObject>,
+        cancel: CancellationToken,
+        agent: Option<&str>,
+    ) -> Option<CallToolResult> {
         if !self.offers(name) {
             return None;
         }
         let arguments = arguments.unwrap_or_default();
-        Some(match tools::run(&self.options, name, &arguments, cancel).await {
+        let from;
+        let options = match agent {
+            None => &*self.options,
+            Some(agent) => {
+                let mut with = (*self.options).clone();
+                with.gate = with.gate.agent(agent);
+                from = with;
+                &from
+            }
+        };
+        Some(match tools::run(options, name, &arguments, cancel).await {
             Ok(v) => result(v, false),
             Err(tools::Fail::Result(v)) => result(v, true),
             Err(tools::Fail::Invalid(why)) => {
@@ -276,7 +299,8 @@ impl ServerHandler for BuyerServer {
         request: CallToolRequestParams,
         context: RequestContext<RoleServer>,
     ) -> Result<CallToolResponse, ErrorData> {
-        match self.call(&request.name, request.arguments, context.ct.clone()).await {
+        let agent = context.peer.peer_info().map(|i| format!("{} {}", i.client_info.name, i.client_info.version));
+        match self.call_from(&request.name, request.arguments, context.ct.clone(), agent.as_deref()).await {
             Some(r) => Ok(r.into()),
             None => Err(ErrorData::invalid_params(format!("tool not found: {}", request.name), None)),
         }

@@ -55,7 +55,9 @@ pub(crate) const DESCRIPTION: &str = "Sends an HTTP request and, on a 402, pays 
      carries it, every step is journaled, and the paid request is re-sent unchanged at most 3 times after a timeout \
      or a 5xx. Returns `response` (status, headers, body, at most 1 MiB), `receipt`, `paid`, `states` and \
      `recovery` (what to do next; null on success). A decline means nothing was paid. The same call again is the \
-     same purchase (its `Idempotency-Key` derives from method, URL, body and payer): re-sent, never signed twice.";
+     same purchase (its `Idempotency-Key` derives from method, URL, body and payer): re-sent, never signed twice. \
+     Above the host policy's approval threshold it returns `pending-approval` with the approval's id and quote, \
+     nothing signed: a person decides outside this server, and the same call made after approval pays once.";
 
 /// The transport `atr_pay` sends on when the host names none: the gate's hardened reqwest client, https only, its
 /// connections only to public addresses ([`PublicResolver`](crate::http::PublicResolver)), every URL checked with
@@ -274,8 +276,31 @@ fn outcome_json(outcome: Outcome) -> Result<Value, Fail> {
             "atrHash": a.approve_spend.h,
             "approveSpend": to_json(&a.approve_spend),
         })),
+        Outcome::PendingApproval(p) => Ok(pending_json(&p.pending_approval)),
     }
 }
+
+/// What the agent reads of a payment waiting for a person: the approval's id, the quote, H and the terms, the rule
+/// that asked and when it expires; never a way to approve it.
+pub(crate) fn pending_json(approval: &crate::safety::Approval) -> Value {
+    let mut shown = to_json(approval);
+    if let Some(map) = shown.as_object_mut() {
+        map.shift_remove("bytes");
+    }
+    json!({
+        "outcome": "pending-approval",
+        "atrHash": approval.h,
+        "atr": super::tools::atr_json(&approval.bytes),
+        "approval": shown,
+        "next": PENDING_NEXT,
+    })
+}
+
+/// What the agent is told to do with a payment waiting for a person.
+const PENDING_NEXT: &str = "Nothing was signed. A person must approve this payment by its id, outside this \
+     server (`terms approve ID`); no tool here approves it. Once approved, call atr_pay again with the same request \
+     (the same method, URL, headers and body) and it is paid, once. A denied payment declines policy-refused \
+     (policy/approval-denied).";
 
 #[cfg(test)]
 mod tests {

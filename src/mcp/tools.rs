@@ -487,6 +487,7 @@ async fn atr_transact(options: &BuyerOptions, args: &Args<'_>, cancel: Cancellat
             out.insert("atrHash".into(), to_json(&a.approve_spend.h));
             out.insert("approveSpend".into(), to_json(&a.approve_spend));
         }
+        TransactOutcome::PendingApproval(p) => return Ok(super::pay::pending_json(&p.pending_approval)),
         TransactOutcome::Signed(t) | TransactOutcome::Resend(crate::transact::Resent { resend: t }) => {
             out.insert("atrHash".into(), to_json(&t.h));
             out.insert("atr".into(), atr_json(&t.bytes));

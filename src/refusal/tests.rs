@@ -104,6 +104,7 @@ const CODES: &[(Reason, &str)] = &[
     (Reason::SellerUnproven, "policy/seller-unproven"),
     (Reason::ProbationCap, "policy/probation-cap"),
     (Reason::AcceptanceRequired, "policy/acceptance-required"),
+    (Reason::ApprovalDenied, "policy/approval-denied"),
     (Reason::Unavailable, "x402/unavailable"),
     (Reason::InFlight, "x402/in-flight"),
     (Reason::StateUnknown, "x402/state-unknown"),

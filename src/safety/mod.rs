@@ -11,6 +11,7 @@ pub mod postgres;
 pub mod recovery;
 
 pub use crate::gate::{
-    Allowed, Answered, Attested, Begun, Claim, Ended, Intent, JournalError, PolicyRefusal, Prepared, Purchase, Resumed,
-    Role, SellerStanding, Spend, SpendApproval, SpendJournal, SpendPolicy, ToSign,
+    APPROVAL_EXPIRY_SECONDS, Allowed, Answered, Approval, ApprovalError, ApprovalQueue, ApprovalState, Asked, Asking,
+    Attested, Begun, Claim, Decision, Ended, Intent, JournalError, PolicyRefusal, Prepared, Purchase, Resumed, Role,
+    SellerStanding, Spend, SpendApproval, SpendJournal, SpendPolicy, ToSign,
 };

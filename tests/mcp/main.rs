@@ -7,6 +7,7 @@
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::indexing_slicing, clippy::panic, clippy::unit_arg)]
 
 mod agreement;
+mod approvals;
 mod common;
 mod fetch;
 mod host;
@@ -42,6 +43,7 @@ fn main() {
     let mut trials: Vec<Trial> = Vec::new();
     trials.extend(tools::trials());
     trials.extend(agreement::trials());
+    trials.extend(approvals::trials());
     trials.extend(seals::trials());
     trials.extend(fetch::trials());
     trials.extend(host::trials());

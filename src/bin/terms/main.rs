@@ -1,6 +1,7 @@
 //! `terms`: pay a 402 from the command line, with the gate's terms check, a spend policy and a journal.
 #![forbid(unsafe_code)]
 
+mod approvals;
 mod budget;
 mod check;
 mod discovery;
@@ -51,7 +52,7 @@ const EXIT_CODES: &str = "Exit codes (by what happened):
   5  query-first: ask the seller (the job, the receipt) before anything else
   6  operator-review: a person looks (e.g. a redirect answered the paid request)
   7  retry-after-payment, retry-after-quota-reset or refresh-credential
-  8  a person must approve the payment first (nothing signed)
+  8  a person must approve the payment first (nothing signed): `terms approvals`, `terms approve ID`
   9  the seller could not be reached and nothing was paid: trying again is safe";
 
 /// Pay HTTP 402 offers safely: the seller's terms are fetched once and their SHA-256 compared with what the offer
@@ -130,6 +131,18 @@ enum Command {
         /// The purchase's key.
         key: String,
     },
+    /// The payments waiting for a person's approval (the policy asked for one), oldest first, with their terms.
+    Approvals,
+    /// Approve a waiting payment by its id, once: the agent's next send of the same request pays it, once.
+    Approve {
+        /// The approval's id (`ap_…`, as `terms approvals` or the agent shows it).
+        id: String,
+    },
+    /// Deny a waiting payment by its id, once: it is never paid, and the purchase is declined from then on.
+    Deny {
+        /// The approval's id.
+        id: String,
+    },
 }
 
 #[derive(Args, Debug)]
@@ -186,5 +199,8 @@ async fn run(cli: &Cli) -> Result<u8, Fail> {
         Command::History { limit } => history::run(&setup, *limit, cli.json).await,
         Command::Budget => budget::run(&setup, cli.json).await,
         Command::Receipt { key } => receipt::run(&setup, key, cli.json).await,
+        Command::Approvals => approvals::list(&setup, cli.json).await,
+        Command::Approve { id } => approvals::decide(&setup, id, true, cli.json).await,
+        Command::Deny { id } => approvals::decide(&setup, id, false, cli.json).await,
     }
 }

@@ -86,7 +86,7 @@ fn purchase_key(request: &Outgoing, account: &str, new: bool) -> String {
 
 fn exit_code(outcome: &Outcome) -> u8 {
     match outcome {
-        Outcome::ToApprove(_) | Outcome::ApproveSpend(_) => exit::APPROVE,
+        Outcome::ToApprove(_) | Outcome::ApproveSpend(_) | Outcome::PendingApproval(_) => exit::APPROVE,
         _ => match outcome.recovery().map(|r| r.action()) {
             None => exit::OK,
             Some(Action::DoNotRetry) => exit::DO_NOT_RETRY,
@@ -138,6 +138,16 @@ fn print_outcome(outcome: &Outcome) {
         }
         Outcome::ToApprove(_) => eprintln!("terms: an agreement payment needs approval first; nothing signed"),
         Outcome::ApproveSpend(_) => eprintln!("terms: the payment is above the approval threshold; nothing signed"),
+        Outcome::PendingApproval(p) => {
+            let a = &p.pending_approval;
+            eprintln!("terms: a person must approve this payment ({}); nothing signed", a.rule);
+            eprintln!("terms: it waits as approval {}, until {}", a.id, crate::units::rfc3339(a.expires_at));
+            eprintln!(
+                "terms: approve it with `terms approve {}` (or `terms deny {}`), then run this same `terms pay` again \
+                 to pay it",
+                a.id, a.id
+            );
+        }
         _ => {}
     }
     if let Some(r) = outcome.recovery() {

@@ -153,7 +153,7 @@ pub(crate) async fn client(
     let options = acceptance.map_or_else(Options::new, |a| Options::new().acceptance_required(a));
     let mut builder = Client::builder(WalletRef(wallet)).options(options);
     if let Some(journal) = journal {
-        builder = builder.journal(journal);
+        builder = builder.journal(journal.clone()).approvals(journal);
     }
     let policy: Option<Arc<dyn SpendPolicy>> = match max {
         Some(m) => Some(Arc::new(Capped { max: m.clone(), assets: setup.assets.clone(), inner: setup.policy.clone() })),

@@ -32,6 +32,8 @@
 //! clock ahead of this one) count too, which only ever refuses more. Amounts are summed as 256-bit integers; a sum
 //! that would pass 2^256 - 1 is over budget.
 
+#[cfg(any(feature = "sqlite", feature = "postgres"))]
+pub(crate) mod approvals;
 #[cfg(all(feature = "fuzzing", any(feature = "sqlite", feature = "postgres")))]
 #[doc(hidden)]
 pub mod fuzzing;

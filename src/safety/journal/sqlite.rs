@@ -36,6 +36,7 @@
 //! The states are written as [`PaymentState::as_str`](super::PaymentState::as_str) and its siblings write them; the
 //! "newest" attempt of a key is the last inserted (`rowid`).
 
+mod approvals;
 mod read;
 mod write;
 
@@ -155,6 +156,9 @@ impl SqliteJournal {
         let fail = |e: Fail| error(path, &config, Doing::Open, e);
         let mut conn = Connection::open_with_flags(path, flags).map_err(|e| fail(e.into()))?;
         prepare(&mut conn, &config, read_only).map_err(fail)?;
+        if !read_only {
+            approvals::create(&mut conn).map_err(fail)?;
+        }
         Ok(Self { conn: Mutex::new(conn), path: path.to_path_buf(), config })
     }
 

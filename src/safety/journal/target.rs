@@ -6,13 +6,15 @@ use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
 use super::{JournalConfig, Store};
-use crate::gate::{JournalError, SpendJournal};
+use crate::gate::{ApprovalQueue, JournalError, SpendJournal};
 
-/// A journal of either backend: what the gate writes to ([`SpendJournal`]) and what reads it back ([`Store`]). An
-/// `Arc<dyn Journal>` is also an `Arc<dyn SpendJournal>` for [`Options::journal`](crate::Options::journal).
-pub trait Journal: SpendJournal + Store {}
+/// A journal of either backend: what the gate writes to ([`SpendJournal`]), what reads it back ([`Store`]), and the
+/// approval queue it keeps ([`ApprovalQueue`]). An `Arc<dyn Journal>` is also an `Arc<dyn SpendJournal>` for
+/// [`Options::journal`](crate::Options::journal) and an `Arc<dyn ApprovalQueue>` for
+/// [`Options::approvals`](crate::Options::approvals).
+pub trait Journal: SpendJournal + Store + ApprovalQueue {}
 
-impl<T: SpendJournal + Store + ?Sized> Journal for T {}
+impl<T: SpendJournal + Store + ApprovalQueue + ?Sized> Journal for T {}
 
 /// Where a journal is.
 #[derive(Clone, PartialEq, Eq)]

@@ -75,7 +75,7 @@ impl Compiled {
                 return refuse(Reason::AmountUnknown, why);
             }
             self.window(quote, spend.now)?;
-            return Ok(Allowed::new(Vec::new()).with_approval(true));
+            return Ok(Allowed::new(Vec::new()).because("unknown_amount = \"approve\""));
         }
         let Some(asset) = self.assets.iter().find(|a| a.is(&quote.network, &quote.asset)) else {
             let why = format!("asset {:?} on {} is not one the policy lists", quote.asset, quote.network);
@@ -133,8 +133,14 @@ impl Compiled {
             };
             claims.push(Claim::new(budget.name.clone(), scope, asset.key.clone(), budget.window, budget.limit, amount));
         }
-        let needs_approval = approve_acceptance || asset.approval_above.is_some_and(|above| amount > above);
-        Ok(Allowed::new(claims).with_approval(needs_approval))
+        let allowed = Allowed::new(claims);
+        Ok(match asset.approval_above {
+            Some(above) if amount > above => {
+                allowed.because(format!("approval_above.{:?} = \"{above}\" ({what} {amount})", asset.key))
+            }
+            _ if approve_acceptance => allowed.because("acceptance_required = \"approve\""),
+            _ => allowed,
+        })
     }
 
     /// The acceptance rule: `Ok(true)` when a person must approve the payment because the seller requires signed

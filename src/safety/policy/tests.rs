@@ -540,7 +540,7 @@ fn an_unknown_amount_is_refused_unless_the_policy_hands_it_to_a_person() {
     refused(check(&listed(""), &card, URL), Reason::AmountUnknown, "names no amount");
     refused(check(&listed(r#"unknown_amount = "refuse""#), &card, URL), Reason::AmountUnknown, "visa-tap");
     let approve = listed(r#"unknown_amount = "approve""#);
-    assert_eq!(check(&approve, &card, URL).unwrap(), Allowed::new(Vec::new()).with_approval(true));
+    assert_eq!(check(&approve, &card, URL).unwrap(), Allowed::new(Vec::new()).because("unknown_amount = \"approve\""));
     refused(check(&approve, &card, Some("https://elsewhere.example/")), Reason::ResourceNotAllowed, "elsewhere");
     let windowed = listed("unknown_amount = \"approve\"\nmax_validity_seconds = 60");
     refused(check(&windowed, &card, URL), Reason::WindowTooLong, "");

@@ -46,6 +46,7 @@
 //! options tokio-postgres knows). TLS is rustls with the platform's roots: `sslmode=require` needs it, `prefer` (the
 //! default) uses it where the server offers it, `disable` never does.
 
+mod approvals;
 mod read;
 mod schema;
 mod write;
@@ -191,7 +192,8 @@ impl PostgresJournal {
         let journal = Self { pool, target, config };
         let migrate = async {
             let mut client = journal.pool.get().await?;
-            schema::migrate(&mut client).await
+            schema::migrate(&mut client).await?;
+            approvals::create(&mut client).await
         };
         migrate.await.map_err(|e| journal.error(Doing::Open, e))?;
         Ok(journal)
