@@ -285,7 +285,11 @@ async fn bad_input_is_refused_and_nothing_is_sent() {
     ] {
         refused(&curl(with_token(gateway.url(&private))).await, 403, "gateway/not-public");
     }
-    refused(&curl(with_token(gateway.url(&format!("https://localhost:{port}/report")))).await, 403, "gateway/not-public");
+    refused(
+        &curl(with_token(gateway.url(&format!("https://localhost:{port}/report")))).await,
+        403,
+        "gateway/not-public",
+    );
 
     // A body over 1 MiB, with its length and chunked.
     let big = run.dir.path().join("big.bin");

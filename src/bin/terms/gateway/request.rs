@@ -10,7 +10,7 @@ use hyper::header::{CONNECTION, HeaderMap, HeaderName};
 use hyper::{Request, Response};
 use terms::client::{ClientError, Outgoing};
 
-use super::answer::{self, refuse};
+use super::answer;
 use super::{Gateway, TOKEN_HEADER};
 
 /// The largest request body the gateway takes and holds to re-send: 1 MiB (the client's own limit).
@@ -50,7 +50,8 @@ pub(super) async fn handle(gateway: &Gateway, peer: SocketAddr, req: Request<Inc
     let method = req.method().to_string();
     let target = req.uri().path_and_query().map_or_else(String::new, |p| p.as_str().to_owned());
     let response = match forward(gateway, req).await {
-        Ok(r) | Err(r) => r,
+        Ok(r) => r,
+        Err(no) => answer::refuse(no.status, no.code, &no.detail),
     };
     let outcome = response.headers().get("terms-outcome").and_then(|v| v.to_str().ok()).unwrap_or("-");
     eprintln!("terms gateway: {peer} {method} {target} -> {} {outcome}", response.status().as_u16());
@@ -59,7 +60,18 @@ pub(super) async fn handle(gateway: &Gateway, peer: SocketAddr, req: Request<Inc
 
 type Answer = Response<Full<Bytes>>;
 
-async fn forward(gateway: &Gateway, req: Request<Incoming>) -> Result<Answer, Answer> {
+/// The gateway's own refusal, before anything is sent: the status, a `gateway/…` code (ours) and the detail.
+struct Refusal {
+    status: u16,
+    code: &'static str,
+    detail: String,
+}
+
+fn refuse(status: u16, code: &'static str, detail: &str) -> Refusal {
+    Refusal { status, code, detail: detail.to_owned() }
+}
+
+async fn forward(gateway: &Gateway, req: Request<Incoming>) -> Result<Answer, Refusal> {
     let headers = req.headers().clone();
     local_host(&headers)?;
     not_a_browser(&headers)?;
@@ -108,7 +120,7 @@ async fn forward(gateway: &Gateway, req: Request<Incoming>) -> Result<Answer, An
     }
 }
 
-fn too_large(size: &str) -> Answer {
+fn too_large(size: &str) -> Refusal {
     refuse(
         413,
         "gateway/body-too-large",
@@ -118,7 +130,7 @@ fn too_large(size: &str) -> Answer {
 
 /// The `Host` header must name this machine (`127.0.0.1`, `[::1]`, `localhost`): a web page that rebinds its own
 /// name to 127.0.0.1 sends its own name there.
-fn local_host(headers: &HeaderMap) -> Result<(), Answer> {
+fn local_host(headers: &HeaderMap) -> Result<(), Refusal> {
     let host = headers.get(hyper::header::HOST).and_then(|v| v.to_str().ok()).unwrap_or_default();
     let name = match host.strip_prefix('[') {
         Some(rest) => rest.split(']').next().unwrap_or_default(),
@@ -133,7 +145,7 @@ fn local_host(headers: &HeaderMap) -> Result<(), Answer> {
 
 /// A web page's request (it carries `Origin`, or a `Sec-Fetch-Site` other than `none`, a person's own navigation)
 /// is refused: no page a browser loads pays through the gateway.
-fn not_a_browser(headers: &HeaderMap) -> Result<(), Answer> {
+fn not_a_browser(headers: &HeaderMap) -> Result<(), Refusal> {
     let site = headers.get("sec-fetch-site").map(|v| v.to_str().unwrap_or("?"));
     if headers.contains_key(hyper::header::ORIGIN) || site.is_some_and(|s| s != "none") {
         return Err(refuse(
@@ -146,7 +158,7 @@ fn not_a_browser(headers: &HeaderMap) -> Result<(), Answer> {
 }
 
 /// The operator token, where one is configured, compared in constant time.
-fn token(gateway: &Gateway, headers: &HeaderMap) -> Result<(), Answer> {
+fn token(gateway: &Gateway, headers: &HeaderMap) -> Result<(), Refusal> {
     let Some(expected) = &gateway.token else { return Ok(()) };
     let Some(given) = headers.get(HeaderName::from_static(TOKEN_HEADER)) else {
         return Err(refuse(
@@ -166,7 +178,7 @@ fn token(gateway: &Gateway, headers: &HeaderMap) -> Result<(), Answer> {
 
 /// The seller's URL from the request's path: `/https://HOST/PATH?QUERY`, https only, the host public or the
 /// `--local-seller` host.
-fn seller_url(gateway: &Gateway, target: &str) -> Result<url::Url, Answer> {
+fn seller_url(gateway: &Gateway, target: &str) -> Result<url::Url, Refusal> {
     let named = target.strip_prefix('/').unwrap_or(target);
     let url = url::Url::parse(named).map_err(|e| {
         refuse(400, "gateway/not-a-url", &format!("{named:?} is not a seller's URL ({e}): ask for /https://HOST/PATH"))
