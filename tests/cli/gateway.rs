@@ -166,7 +166,10 @@ async fn curl_and_urllib_pay_through_the_gateway_once_per_purchase() {
     gateway_policy(&run, false);
     let gateway = start(&run, &[], true).await;
 
-    let paid = curl(vec![gateway.url(&report()), "-H".into(), "X-Agent-Note: forwarded".into()]).await;
+    let hop = ["-H".into(), "Connection: x-hop".into(), "-H".into(), "X-Hop: never forwarded".into()];
+    let mut args = vec![gateway.url(&report()), "-H".into(), "X-Agent-Note: forwarded".into()];
+    args.extend(hop);
+    let paid = curl(args).await;
     assert_eq!(paid.status, 200, "{paid:?}");
     assert!(paid.body.starts_with("the report for 0x"), "{paid:?}");
     assert_eq!(paid.header("terms-outcome"), Some("answered"));
@@ -180,6 +183,8 @@ async fn curl_and_urllib_pay_through_the_gateway_once_per_purchase() {
         let last = seen.headers.last().unwrap();
         assert!(last.iter().any(|(n, v)| n == "x-agent-note" && v == "forwarded"), "{last:?}");
         assert!(last.iter().any(|(n, _)| n == "payment-signature"), "{last:?}");
+        // A header the caller's `Connection` names is hop-by-hop: not forwarded, on either send.
+        assert!(!seen.headers.iter().flatten().any(|(n, _)| n == "x-hop"), "{:?}", seen.headers);
     }
     // The purchase is the journal's, as `terms pay` records it.
     let key = paid.header("terms-purchase").unwrap().to_owned();
@@ -345,4 +350,30 @@ async fn no_loopback_seller_without_the_flag_and_no_remote_listener() {
         assert_eq!(out.status.code(), Some(2), "{}", said(&out));
         assert!(said(&out).contains(says), "{}", said(&out));
     }
+}
+
+/// A paid request whose answer is lost is re-sent with the same payment (`Terms-Sends: 2`); a seller down for longer
+/// than the client waits is passed on with `Terms-Recovery: resend-same-payment`, and the same request again
+/// re-sends that payment, never a new one.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_dropped_or_unavailable_answer_is_re_sent_never_paid_again() {
+    let run = Run::new(CONFIG).await;
+    gateway_policy(&run, false);
+    let gateway = start(&run, &[], true).await;
+    let dropped = curl(vec![gateway.url(&format!("https://{}/drop", seller::HOST))]).await;
+    assert_eq!((dropped.status, dropped.header("terms-sends")), (200, Some("2")), "{dropped:?}");
+    assert_eq!(run.seller.seen.lock().unwrap().nonces.len(), 1);
+
+    let run = Run::new(CONFIG).await;
+    gateway_policy(&run, false);
+    let gateway = start(&run, &[], true).await;
+    let down = format!("https://{}/down", seller::HOST);
+    let busy = curl(vec![gateway.url(&down)]).await;
+    assert_eq!((busy.status, busy.header("terms-outcome")), (503, Some("answered")), "{busy:?}");
+    assert_eq!(busy.header("terms-recovery"), Some("resend-same-payment (charged: unknown)"), "{busy:?}");
+    assert_eq!(busy.body, "down for an hour");
+    let again = curl(vec![gateway.url(&down)]).await;
+    assert_eq!((again.status, again.header("terms-resent")), (503, Some("true")), "{again:?}");
+    let payments = run.seller.payments();
+    assert!(payments.len() >= 2 && payments.iter().all(|p| *p == payments[0]), "one payment, re-sent: {payments:?}");
 }

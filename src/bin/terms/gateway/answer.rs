@@ -11,20 +11,6 @@ use terms::client::{Outcome, Sent};
 
 use super::request::hop_by_hop;
 
-/// The seller's response headers not passed on: hop-by-hop ones, and the length and framing the gateway's own
-/// answer sets.
-const NOT_PASSED: [&str; 9] = [
-    "connection",
-    "keep-alive",
-    "proxy-authenticate",
-    "proxy-authorization",
-    "proxy-connection",
-    "te",
-    "trailer",
-    "transfer-encoding",
-    "upgrade",
-];
-
 /// What the caller is told to do with a payment waiting for a person.
 const PENDING_NEXT: &str = "Nothing was signed. A person approves this payment by its id (`terms approve ID`, or \
      `terms deny ID`); then send this same request again through the gateway (the same method, URL, body and \
@@ -47,6 +33,13 @@ pub(super) fn outcome(outcome: Outcome) -> Response<Full<Bytes>> {
     let mut response = match &outcome {
         Outcome::Answered(reply) => {
             let mut response = Response::new(Full::new(reply.body.clone()));
+            // The seller's `Connection` header names its own hop-by-hop headers.
+            let mut connection = hyper::HeaderMap::new();
+            for value in reply.headers.iter().filter(|(n, _)| n.eq_ignore_ascii_case("connection")) {
+                if let Ok(v) = HeaderValue::from_str(&value.1) {
+                    connection.append(hyper::header::CONNECTION, v);
+                }
+            }
             *response.status_mut() = status(reply.status);
             for (name, value) in &reply.headers {
                 let (Ok(n), Ok(v)) = (HeaderName::from_bytes(name.as_bytes()), HeaderValue::from_str(value)) else {
@@ -56,7 +49,7 @@ pub(super) fn outcome(outcome: Outcome) -> Response<Full<Bytes>> {
                 if n == hyper::header::CONTENT_LENGTH || n.as_str().starts_with("terms-") {
                     continue;
                 }
-                if !hop_by_hop(n.as_str(), &Default::default(), &NOT_PASSED) {
+                if !hop_by_hop(n.as_str(), &connection) {
                     response.headers_mut().append(n, v);
                 }
             }

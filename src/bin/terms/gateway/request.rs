@@ -16,10 +16,9 @@ use super::{Gateway, TOKEN_HEADER};
 /// The largest request body the gateway takes and holds to re-send: 1 MiB (the client's own limit).
 pub(super) const MAX_REQUEST_BODY: usize = terms::client::MAX_BODY_BYTES;
 
-/// The request headers never forwarded: hop-by-hop ones (RFC 9110 §7.6.1, and those the `Connection` header
-/// names), the ones the gateway's own connection to the seller sets (`Host`, `Content-Length`, `Expect`), and the
-/// operator token.
-const NOT_FORWARDED: [&str; 13] = [
+/// The hop-by-hop headers (RFC 9110 §7.6.1, and the old `Keep-Alive` and `Proxy-Connection`): never passed on, in
+/// either direction.
+const HOP_BY_HOP: [&str; 9] = [
     "connection",
     "keep-alive",
     "proxy-authenticate",
@@ -29,15 +28,15 @@ const NOT_FORWARDED: [&str; 13] = [
     "trailer",
     "transfer-encoding",
     "upgrade",
-    "host",
-    "content-length",
-    "expect",
-    TOKEN_HEADER,
 ];
 
-/// Whether a header is hop-by-hop here: one of `fixed`, or named by the message's own `Connection` header.
-pub(super) fn hop_by_hop(name: &str, headers: &HeaderMap, fixed: &[&str]) -> bool {
-    fixed.iter().any(|f| name.eq_ignore_ascii_case(f))
+/// The request headers never forwarded beside the hop-by-hop ones: those the gateway's own connection to the seller
+/// sets (`Host`, `Content-Length`, `Expect`), and the operator token.
+const NOT_FORWARDED: [&str; 4] = ["host", "content-length", "expect", TOKEN_HEADER];
+
+/// Whether a header is hop-by-hop: one of [`HOP_BY_HOP`], or named by the message's own `Connection` header.
+pub(super) fn hop_by_hop(name: &str, headers: &HeaderMap) -> bool {
+    HOP_BY_HOP.iter().any(|f| name.eq_ignore_ascii_case(f))
         || headers
             .get_all(CONNECTION)
             .iter()
@@ -84,7 +83,7 @@ async fn forward(gateway: &Gateway, req: Request<Incoming>) -> Result<Answer, Re
     }
     let mut outgoing = Outgoing::new(req.method().as_str(), url.as_str());
     for (name, value) in &headers {
-        if hop_by_hop(name.as_str(), &headers, &NOT_FORWARDED) {
+        if hop_by_hop(name.as_str(), &headers) || NOT_FORWARDED.contains(&name.as_str()) {
             continue;
         }
         let Ok(value) = value.to_str() else {
