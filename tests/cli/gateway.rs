@@ -52,7 +52,13 @@ fn gateway_policy(run: &Run, approval: bool) {
 /// Starts `terms gateway --listen 127.0.0.1:0` with `args` (and `--local-seller` where `local`), and waits for the
 /// address it prints.
 async fn start(run: &Run, args: &[&str], local: bool) -> Gateway {
+    start_with(run, args, local, &[]).await
+}
+
+/// [`start`] with more environment variables.
+async fn start_with(run: &Run, args: &[&str], local: bool, env: &[(&str, &str)]) -> Gateway {
     let mut command = Command::new(env!("CARGO_BIN_EXE_terms"));
+    command.envs(env.iter().copied());
     command
         .arg("--config")
         .arg(run.dir.path().join("config.toml"))
@@ -376,4 +382,21 @@ async fn a_dropped_or_unavailable_answer_is_re_sent_never_paid_again() {
     assert_eq!((again.status, again.header("terms-resent")), (503, Some("true")), "{again:?}");
     let payments = run.seller.payments();
     assert!(payments.len() >= 2 && payments.iter().all(|p| *p == payments[0]), "one payment, re-sent: {payments:?}");
+}
+
+/// The token from the configuration: `gateway_token_env` names the variable holding it; a variable not set stops
+/// the gateway at start.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_token_from_the_configuration() {
+    let run = Run::new(&format!("{CONFIG}gateway_token_env = \"GATEWAY_TOKEN\"\n")).await;
+    gateway_policy(&run, false);
+    let unset = run.terms(&["gateway", "--listen", "127.0.0.1:0"]).await;
+    assert_eq!(unset.status.code(), Some(2), "{}", said(&unset));
+    assert!(said(&unset).contains("GATEWAY_TOKEN, which is not set"), "{}", said(&unset));
+    let gateway = start_with(&run, &[], true, &[("GATEWAY_TOKEN", TOKEN)]).await;
+    let missing = curl(vec![gateway.url(&report())]).await;
+    assert_eq!((missing.status, missing.header("terms-error")), (401, Some("gateway/token-missing")));
+    let paid = curl(vec![gateway.url(&report()), "-H".into(), format!("Terms-Gateway-Token: {TOKEN}")]).await;
+    assert_eq!(paid.status, 200, "{paid:?}");
+    assert_eq!(run.seller.paid("/report"), 1);
 }

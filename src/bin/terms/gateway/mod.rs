@@ -18,7 +18,7 @@ use std::sync::Arc;
 use clap::Args;
 use hyper::server::conn::http1;
 use hyper::service::service_fn;
-use hyper_util::rt::TokioIo;
+use hyper_util::rt::{TokioIo, TokioTimer};
 use terms::Fetch;
 use terms::client::{Client, LocalSellerTransport, PublicTransport};
 use terms::http::{LocalSellerFetch, PublicFetch};
@@ -28,6 +28,9 @@ use crate::{Fail, exit};
 
 /// The header a caller names the operator token in, where one is configured (never forwarded).
 pub(crate) const TOKEN_HEADER: &str = "terms-gateway-token";
+
+/// How long a connection may take to send a request's headers before it is closed.
+const HEADER_READ_TIMEOUT: std::time::Duration = std::time::Duration::from_secs(30);
 
 /// `terms gateway`'s flags.
 #[derive(Args, Debug)]
@@ -135,7 +138,12 @@ async fn serve(listener: tokio::net::TcpListener, gateway: Arc<Gateway>) -> Resu
                 let gateway = gateway.clone();
                 async move { Ok::<_, std::convert::Infallible>(request::handle(&gateway, peer, req).await) }
             });
-            let _ = http1::Builder::new().keep_alive(true).serve_connection(TokioIo::new(socket), service).await;
+            let _ = http1::Builder::new()
+                .keep_alive(true)
+                .timer(TokioTimer::new())
+                .header_read_timeout(HEADER_READ_TIMEOUT)
+                .serve_connection(TokioIo::new(socket), service)
+                .await;
         });
     }
 }
