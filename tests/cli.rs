@@ -425,6 +425,8 @@ mod approvals;
 mod exits;
 #[path = "cli/first_use.rs"]
 mod first_use;
+#[path = "cli/gateway.rs"]
+mod gateway;
 #[path = "cli/local_seller.rs"]
 mod local_seller;
 #[path = "cli/purchases.rs"]

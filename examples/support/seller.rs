@@ -76,6 +76,8 @@ pub struct Seen {
     pub requests: Vec<(String, String, bool)>,
     /// Every payment header received, in order.
     pub payments: Vec<String>,
+    /// Every request's headers, names in lower case, in order.
+    pub headers: Vec<Vec<(String, String)>>,
     /// Every `Idempotency-Key` received with a payment.
     pub keys: Vec<String>,
     /// Payments settled, by payment-identifier id: the answer kept for a re-send.
@@ -316,10 +318,16 @@ async fn answer(
     let payment = header("payment-signature");
     let authorization = header("authorization");
     let key = header("idempotency-key");
+    let headers: Vec<(String, String)> = req
+        .headers()
+        .iter()
+        .map(|(n, v)| (n.as_str().to_owned(), String::from_utf8_lossy(v.as_bytes()).into_owned()))
+        .collect();
     let body = req.into_body().collect().await.map(|b| b.to_bytes()).unwrap_or_default();
     let digest = hex::encode(Sha256::digest(&body));
     let mut s = seen.lock().unwrap();
     s.requests.push((method, path.clone(), payment.is_some() || authorization.is_some()));
+    s.headers.push(headers);
     if path.starts_with("/atr/") {
         return Ok(reply(200, &[], if query == "swap" { SWAPPED } else { ATR }));
     }

@@ -21,11 +21,11 @@ use std::net::SocketAddr;
 use std::process::ExitCode;
 use std::sync::Arc;
 
-use terms::client::{Incoming, Outgoing, ReqwestTransport, Transport, TransportError};
-use terms::http::{LoopbackFetch, PublicFetch};
-use terms::mcp::{BuyerOptions, PublicTransport, buyer_server};
+use terms::client::LocalSellerTransport;
+use terms::http::{LocalSellerFetch, LoopbackFetch, PublicFetch};
+use terms::mcp::{BuyerOptions, buyer_server};
 use terms::safety::journal::JournalConfig;
-use terms::{BoxFuture, Fetch, FetchError, Request, Response};
+use terms::{Fetch, FetchError};
 
 /// The command line: `--config FILE` and `--local-seller HOST=ADDRESS`, each at most once.
 #[derive(Default)]
@@ -54,62 +54,11 @@ fn flags() -> Result<Flags, String> {
     Ok(flags)
 }
 
-/// The host a URL names, where it is an `https` URL.
-fn https_host(url: &str) -> Option<String> {
-    let rest = url.strip_prefix("https://")?;
-    let authority = &rest[..rest.find(['/', '?', '#']).unwrap_or(rest.len())];
-    Some(authority.to_ascii_lowercase())
-}
-
-/// The terms' fetch with `--local-seller`: the local host's links from the seller on loopback, every other link
-/// from public addresses only.
-#[derive(Debug)]
-struct LocalFetch {
-    host: String,
-    local: LoopbackFetch,
-    public: PublicFetch,
-}
-
-impl Fetch for LocalFetch {
-    fn get<'a>(&'a self, request: Request<'a>) -> BoxFuture<'a, Result<Response, FetchError>> {
-        if https_host(request.url).as_deref() == Some(self.host.as_str()) {
-            return self.local.get(request);
-        }
-        self.public.get(request)
-    }
-}
-
-/// `atr_pay`'s transport with `--local-seller`: `https://HOST/…` sent to `http://ADDRESS/…`, every other URL on the
-/// public-address transport.
-#[derive(Debug)]
-struct LocalTransport {
-    host: String,
-    addr: SocketAddr,
-    direct: ReqwestTransport,
-    public: PublicTransport,
-}
-
-impl Transport for LocalTransport {
-    fn send<'a>(&'a self, request: &'a Outgoing) -> BoxFuture<'a, Result<Incoming, TransportError>> {
-        Box::pin(async move {
-            if https_host(&request.url).as_deref() != Some(self.host.as_str()) {
-                return self.public.send(request).await;
-            }
-            let rest = request.url.strip_prefix("https://").unwrap_or_default();
-            let path = &rest[rest.find(['/', '?', '#']).unwrap_or(rest.len())..];
-            let mut routed = request.clone();
-            routed.url = format!("http://{}{}{path}", self.addr, if path.starts_with('/') { "" } else { "/" });
-            self.direct.send(&routed).await
-        })
-    }
-}
-
 /// The server's options, from `--config FILE` where one is given.
 async fn configured(mut options: BuyerOptions, flags: &Flags) -> Result<BuyerOptions, String> {
     if let Some((host, addr)) = &flags.local {
-        let direct = ReqwestTransport::new().map_err(|e| e.to_string())?;
-        let public = PublicTransport::new().map_err(|e| e.to_string())?;
-        options = options.pay_transport(Arc::new(LocalTransport { host: host.clone(), addr: *addr, direct, public }));
+        let transport = LocalSellerTransport::new(host.clone(), *addr).map_err(|e| e.to_string())?;
+        options = options.pay_transport(Arc::new(transport));
     }
     if let Some(path) = &flags.config {
         let config = terms::config::read(std::path::Path::new(path)).map_err(|e| e.0)?;
@@ -137,10 +86,10 @@ async fn configured(mut options: BuyerOptions, flags: &Flags) -> Result<BuyerOpt
 
 /// The terms' fetch: public addresses only, or with `--local-seller` that host's links from loopback.
 fn fetch(flags: &Flags) -> Result<Arc<dyn Fetch>, FetchError> {
-    let public = PublicFetch::new()?;
-    let Some((host, addr)) = &flags.local else { return Ok(Arc::new(public)) };
-    let local = LoopbackFetch::new()?.route(host.clone(), *addr)?;
-    Ok(Arc::new(LocalFetch { host: host.clone(), local, public }))
+    match &flags.local {
+        None => Ok(Arc::new(PublicFetch::new()?)),
+        Some((host, addr)) => Ok(Arc::new(LocalSellerFetch::new(host.clone(), *addr)?)),
+    }
 }
 
 #[tokio::main]

@@ -33,6 +33,7 @@ mod flow;
 mod middleware;
 mod offer;
 mod probe;
+mod public;
 mod retry;
 mod settle;
 mod transport;
@@ -45,6 +46,9 @@ use std::time::Duration;
 #[cfg(feature = "client-middleware")]
 pub use middleware::{PayMiddleware, PaymentError};
 pub use probe::{Plan, Verdict};
+#[cfg(feature = "loopback")]
+pub use public::LocalSellerTransport;
+pub use public::PublicTransport;
 pub use transport::{MAX_RESPONSE_BYTES, ReqwestTransport, Transport, TransportError};
 pub use types::{
     ClientError, Incoming, Lost, Outcome, Outgoing, Refused, Reply, Sent, Settlement, SettlementResponse, States,

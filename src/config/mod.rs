@@ -54,6 +54,9 @@ pub struct Config {
     /// The network (CAIP-2, e.g. `eip155:8453`) the MCP server's signer pays on: an MCP tool signs with one account.
     /// The CLI ignores it (it asks the wallet for each offer's network).
     pub network: Option<String>,
+    /// The environment variable holding `terms gateway`'s operator token: set, every request to the gateway must
+    /// carry it in `Terms-Gateway-Token`. The MCP server ignores it.
+    pub gateway_token_env: Option<String>,
 }
 
 /// `journal = "…"`: what [`JournalTarget::parse`] makes of it; a value it refuses fails the file, naming the line.

@@ -63,7 +63,7 @@ impl LoopbackFetch {
     }
 
     /// The plain-HTTP URL a routed link goes to, or `None` for a link no route names.
-    fn target(&self, url: &str) -> Option<String> {
+    pub(crate) fn target(&self, url: &str) -> Option<String> {
         let rest = url.strip_prefix("https://")?;
         let (host, path) = rest.split_at(rest.find(['/', '?', '#']).unwrap_or(rest.len()));
         let (_, address) = self.routes.iter().find(|(h, _)| h.eq_ignore_ascii_case(host))?;
@@ -80,6 +80,31 @@ impl Fetch for LoopbackFetch {
             };
             self.inner.get(Request { url: &target, ..request }).await
         })
+    }
+}
+
+/// One seller on this machine beside the public web (`--local-seller HOST=ADDRESS` of the `terms` CLI and
+/// `terms-mcp`): links to `https://HOST/…` go to `http://ADDRESS/…` as [`LoopbackFetch`] sends them, every other link
+/// through [`PublicFetch`](super::PublicFetch), public addresses only.
+#[derive(Debug, Clone)]
+pub struct LocalSellerFetch {
+    local: LoopbackFetch,
+    public: super::PublicFetch,
+}
+
+impl LocalSellerFetch {
+    /// `host`'s links to `address` (a loopback address), every other link from public addresses only.
+    pub fn new(host: impl Into<String>, address: SocketAddr) -> Result<Self, FetchError> {
+        Ok(Self { local: LoopbackFetch::new()?.route(host, address)?, public: super::PublicFetch::new()? })
+    }
+}
+
+impl Fetch for LocalSellerFetch {
+    fn get<'a>(&'a self, request: Request<'a>) -> BoxFuture<'a, Result<Response, FetchError>> {
+        if self.local.target(request.url).is_some() {
+            return self.local.get(request);
+        }
+        self.public.get(request)
     }
 }
 

@@ -21,8 +21,8 @@ mod loopback;
 mod public;
 
 #[cfg(feature = "loopback")]
-pub use loopback::LoopbackFetch;
-#[cfg(feature = "mcp")]
+pub use loopback::{LocalSellerFetch, LoopbackFetch};
+#[cfg(feature = "client")]
 pub(crate) use public::public_client;
 pub use public::{Lookup, PublicFetch, PublicResolver, SystemLookup, check_link, is_public_address, is_public_ip};
 

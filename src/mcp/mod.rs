@@ -40,7 +40,9 @@ use tokio_util::sync::CancellationToken;
 /// The rmcp crate the server is built on (its `ServiceExt` serves a [`BuyerServer`] over a transport).
 pub use rmcp;
 
-pub use pay::{MAX_PAY_BODY, PublicTransport};
+/// `atr_pay`'s default transport, public addresses only (it lives in [`crate::client`], which `terms gateway` shares).
+pub use crate::client::PublicTransport;
+pub use pay::MAX_PAY_BODY;
 pub use schema::{BASE64_PATTERN, MAC_PATTERN};
 pub use stdio::{MAX_DEPTH, MAX_LINE, serve_bounded, serve_stdio};
 

@@ -13,10 +13,10 @@ use tokio_util::sync::CancellationToken;
 use super::BuyerOptions;
 use super::schema::{Field, Invalid, Kind, field, optional};
 use super::tools::{Args, Fail, declined_json, to_json};
-use crate::client::{Client, ClientError, Incoming, Outcome, Outgoing, ReqwestTransport, Transport, TransportError};
+use crate::client::{Client, ClientError, Incoming, Outcome, Outgoing, PublicTransport, Transport, TransportError};
 use crate::codec::{b64_decode, b64_encode};
 use crate::gate::AgreementPayment;
-use crate::http::{Lookup, SystemLookup, check_link, public_client};
+use crate::http::check_link;
 use crate::signer::BoxFuture;
 
 /// The largest request body `atr_pay` sends and the most of an answer's body it returns: 1 MiB.
@@ -58,36 +58,6 @@ pub(crate) const DESCRIPTION: &str = "Sends an HTTP request and, on a 402, pays 
      same purchase (its `Idempotency-Key` derives from method, URL, body and payer): re-sent, never signed twice. \
      Above the host policy's approval threshold it returns `pending-approval` with the approval's id and quote, \
      nothing signed: a person decides outside this server, and the same call made after approval pays once.";
-
-/// The transport `atr_pay` sends on when the host names none: the gate's hardened reqwest client, https only, its
-/// connections only to public addresses ([`PublicResolver`](crate::http::PublicResolver)), every URL checked with
-/// [`check_link`] before it is sent (a re-send included).
-#[derive(Debug, Clone)]
-pub struct PublicTransport {
-    inner: ReqwestTransport,
-}
-
-impl PublicTransport {
-    /// Over the operating system's resolver.
-    pub fn new() -> Result<Self, TransportError> {
-        Self::with_lookup(Arc::new(SystemLookup))
-    }
-
-    /// Over another lookup (tests; a host with its own resolver): every address it gives must be public.
-    pub fn with_lookup(lookup: Arc<dyn Lookup>) -> Result<Self, TransportError> {
-        let client = public_client(lookup).map_err(|e| TransportError(e.to_string()))?;
-        Ok(Self { inner: ReqwestTransport::from_client(client) })
-    }
-}
-
-impl Transport for PublicTransport {
-    fn send<'a>(&'a self, request: &'a Outgoing) -> BoxFuture<'a, Result<Incoming, TransportError>> {
-        Box::pin(async move {
-            check_link(&request.url).map_err(|e| TransportError(e.to_string()))?;
-            self.inner.send(request).await
-        })
-    }
-}
 
 /// The host's transport, shared: the client takes one by value.
 struct Shared(Arc<dyn Transport>);

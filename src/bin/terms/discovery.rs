@@ -37,11 +37,28 @@ pub(super) fn acceptance(read: &Read) -> Option<bool> {
 
 /// `terms pay`: what the seller says of signed acceptance, read only where the policy has a rule that reads it.
 pub(super) async fn for_pay(setup: &Setup, url: &str) -> Option<bool> {
-    let rule = setup.policy.as_ref().map_or(Acceptance::Allow, |p| p.rules().acceptance_required);
-    if rule == Acceptance::Allow {
+    if !reads_acceptance(setup) {
         return None;
     }
-    let found = read(setup, url).await;
+    said(read(setup, url).await)
+}
+
+/// `terms gateway`: as [`for_pay`], the document read with the gateway's fetch (public addresses only, or the
+/// `--local-seller` host) from the seller's own https origin.
+pub(super) async fn for_gateway(setup: &Setup, fetch: &dyn terms::Fetch, url: &str) -> Option<bool> {
+    if !reads_acceptance(setup) {
+        return None;
+    }
+    said(terms::discovery::fetch(fetch, url, None).await)
+}
+
+/// Whether the policy has a rule that reads the seller's acceptance requirement.
+fn reads_acceptance(setup: &Setup) -> bool {
+    setup.policy.as_ref().map_or(Acceptance::Allow, |p| p.rules().acceptance_required) != Acceptance::Allow
+}
+
+/// What a read says of acceptance, a read that failed said on stderr.
+fn said(found: Read) -> Option<bool> {
     if let Err(e) = &found {
         eprintln!("terms: the seller's discovery document was not read ({e}); it states no requirement");
     }

@@ -5,6 +5,7 @@ mod approvals;
 mod budget;
 mod check;
 mod discovery;
+mod gateway;
 mod history;
 mod init;
 mod known_assets;
@@ -143,6 +144,9 @@ enum Command {
         /// The approval's id.
         id: String,
     },
+    /// Serve a local paying proxy: `http://127.0.0.1:8402/https://seller.example/path` forwards to the seller and
+    /// pays a 402 as `pay` does (docs/operators.md).
+    Gateway(gateway::GatewayArgs),
 }
 
 #[derive(Args, Debug)]
@@ -202,5 +206,6 @@ async fn run(cli: &Cli) -> Result<u8, Fail> {
         Command::Approvals => approvals::list(&setup, cli.json).await,
         Command::Approve { id } => approvals::decide(&setup, id, true, cli.json).await,
         Command::Deny { id } => approvals::decide(&setup, id, false, cli.json).await,
+        Command::Gateway(args) => gateway::run(setup, args).await,
     }
 }

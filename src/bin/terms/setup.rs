@@ -3,7 +3,7 @@
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
-use terms::client::{Client, ClientError, Outgoing};
+use terms::client::{Client, ClientBuilder, ClientError, Outgoing};
 use terms::config;
 use terms::safety::journal::{Journal, JournalConfig, JournalTarget};
 use terms::safety::policy::Policy;
@@ -150,6 +150,25 @@ pub(crate) async fn client(
     journal: Option<Arc<dyn Journal>>,
     acceptance: Option<bool>,
 ) -> Result<Client, Fail> {
+    let mut builder = builder(setup, wallet, max, journal, acceptance);
+    if let Some((host, addr)) = &setup.local {
+        let fetch = terms::http::LoopbackFetch::new()
+            .and_then(|f| f.route(host.clone(), *addr))
+            .map_err(|e| Fail(exit::USAGE, e.to_string()))?;
+        builder = builder.fetch(fetch);
+    }
+    builder.build().map_err(|e| Fail(exit::INTERNAL, e.to_string()))
+}
+
+/// The client's builder with the wallet, the policy (and `--max`), the journal and its approval queue where given,
+/// and the acceptance the seller states; the fetch and the transport are the caller's to set.
+pub(crate) fn builder(
+    setup: &Setup,
+    wallet: Arc<dyn Wallet>,
+    max: Option<&Max>,
+    journal: Option<Arc<dyn Journal>>,
+    acceptance: Option<bool>,
+) -> ClientBuilder {
     let options = acceptance.map_or_else(Options::new, |a| Options::new().acceptance_required(a));
     let mut builder = Client::builder(WalletRef(wallet)).options(options);
     if let Some(journal) = journal {
@@ -162,13 +181,7 @@ pub(crate) async fn client(
     if let Some(p) = policy {
         builder = builder.policy(p);
     }
-    if let Some((host, addr)) = &setup.local {
-        let fetch = terms::http::LoopbackFetch::new()
-            .and_then(|f| f.route(host.clone(), *addr))
-            .map_err(|e| Fail(exit::USAGE, e.to_string()))?;
-        builder = builder.fetch(fetch);
-    }
-    builder.build().map_err(|e| Fail(exit::INTERNAL, e.to_string()))
+    builder
 }
 
 /// The wallet behind an `Arc`.
