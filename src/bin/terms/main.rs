@@ -4,6 +4,7 @@
 mod approvals;
 mod budget;
 mod check;
+mod console;
 mod discovery;
 mod history;
 mod init;
@@ -143,6 +144,8 @@ enum Command {
         /// The approval's id.
         id: String,
     },
+    /// Serve the operator's pages on 127.0.0.1: approvals, history, budgets, purchases (prints a link with a token).
+    Console(console::ConsoleArgs),
 }
 
 #[derive(Args, Debug)]
@@ -202,5 +205,6 @@ async fn run(cli: &Cli) -> Result<u8, Fail> {
         Command::Approvals => approvals::list(&setup, cli.json).await,
         Command::Approve { id } => approvals::decide(&setup, id, true, cli.json).await,
         Command::Deny { id } => approvals::decide(&setup, id, false, cli.json).await,
+        Command::Console(args) => console::run(&setup, args).await,
     }
 }
