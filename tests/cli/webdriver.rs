@@ -12,7 +12,7 @@ use base64::Engine as _;
 use serde_json::{Value, json};
 
 /// The key of an element reference in WebDriver's answers.
-const ELEMENT: &str = "element-6066-11e4-a52f-4a5cb5c5e36d";
+const ELEMENT: &str = "element-6066-11e4-a52e-4f735466cecf";
 
 /// chromedriver, where the machine has it; `None` with a message where it does not (and a failure under `CI`).
 pub(super) fn chromedriver() -> Option<&'static str> {
@@ -86,15 +86,20 @@ impl Browser {
 
     /// One command; its `value`, or a panic naming WebDriver's error.
     async fn call(&self, method: reqwest::Method, path: &str, body: Option<Value>) -> Value {
+        let value = self.try_call(method, path, body).await;
+        assert!(value.get("error").is_none(), "WebDriver {path}: {value}");
+        value
+    }
+
+    /// One command; its `value`, an error included.
+    async fn try_call(&self, method: reqwest::Method, path: &str, body: Option<Value>) -> Value {
         let mut request = self.http.request(method, self.url(path));
         if let Some(body) = body {
             request = request.header("content-type", "application/json").body(body.to_string());
         }
         let bytes = request.send().await.unwrap().bytes().await.unwrap();
         let answer: Value = serde_json::from_slice(&bytes).unwrap_or_else(|e| panic!("WebDriver {path}: {e}"));
-        let value = answer["value"].clone();
-        assert!(value.get("error").is_none(), "WebDriver {path}: {value}");
-        value
+        answer["value"].clone()
     }
 
     fn at(&self, path: &str) -> String {
@@ -123,15 +128,53 @@ impl Browser {
         self.all(css).await.into_iter().next().unwrap_or_else(|| panic!("no element {css}"))
     }
 
-    /// Clicks an element.
-    pub(super) async fn click(&self, element: &str) {
-        self.call(reqwest::Method::POST, &self.at(&format!("/element/{element}/click")), Some(json!({}))).await;
+    /// The first element `css` selects once the page has one (a page loading after a click), within 10 s; a panic
+    /// with the page's text where none comes.
+    pub(super) async fn wait(&self, css: &str) -> String {
+        for _ in 0..100 {
+            if let Some(found) = self.all(css).await.into_iter().next() {
+                return found;
+            }
+            tokio::time::sleep(Duration::from_millis(100)).await;
+        }
+        let page = self.script("return document.body.innerText").await;
+        panic!("no element {css} within 10 s at {}: {page}", self.current().await)
     }
 
-    /// An element's rendered text.
-    pub(super) async fn text(&self, element: &str) -> String {
-        let text = self.call(reqwest::Method::GET, &self.at(&format!("/element/{element}/text")), None).await;
-        text.as_str().unwrap_or_default().to_owned()
+    /// The text of the first element `css` selects, read in one step (no reference to go stale as the page
+    /// reloads); `None` where there is none.
+    pub(super) async fn read(&self, css: &str) -> Option<String> {
+        let script = "const e = document.querySelector(arguments[0]); return e ? e.innerText : null;";
+        let path = self.at("/execute/sync");
+        let value = self.call(reqwest::Method::POST, &path, Some(json!({"script": script, "args": [css]}))).await;
+        value.as_str().map(str::to_owned)
+    }
+
+    /// Waits (10 s at most) until the first element `css` selects holds `needle`; its text.
+    pub(super) async fn wait_text(&self, css: &str, needle: &str) -> String {
+        for _ in 0..100 {
+            if let Some(text) = self.read(css).await.filter(|t| t.contains(needle)) {
+                return text;
+            }
+            tokio::time::sleep(Duration::from_millis(100)).await;
+        }
+        panic!("{css} never held {needle:?} at {}: {:?}", self.current().await, self.read("body").await)
+    }
+
+    /// Clicks the first element `css` selects, as a person would (WebDriver's click); found again where the page
+    /// reloaded (its poll) between finding and clicking.
+    pub(super) async fn click_on(&self, css: &str) {
+        for _ in 0..3 {
+            let element = self.wait(css).await;
+            let path = self.at(&format!("/element/{element}/click"));
+            let done = self.try_call(reqwest::Method::POST, &path, Some(json!({}))).await;
+            match done.get("error").and_then(Value::as_str) {
+                None => return,
+                Some("stale element reference") => continue,
+                Some(_) => panic!("WebDriver click on {css}: {done}"),
+            }
+        }
+        panic!("{css} went stale three times");
     }
 
     /// Runs `script` in the page (WebDriver's own evaluation, not the page's) and returns its value.

@@ -179,13 +179,16 @@ impl Guard {
     }
 }
 
-/// The headers of every answer: the content security policy, no framing, no sniffing, no referrer, no caching.
+/// The headers of every answer: the content security policy, no framing, no sniffing, no referrer to another site,
+/// no caching.
 pub(crate) fn secure(headers: &mut HeaderMap) {
     let fixed: [(HeaderName, &'static str); 7] = [
         (header::CONTENT_SECURITY_POLICY, CSP),
         (header::X_FRAME_OPTIONS, "DENY"),
         (header::X_CONTENT_TYPE_OPTIONS, "nosniff"),
-        (header::REFERRER_POLICY, "no-referrer"),
+        // Not `no-referrer`: under it a browser names the origin of a form it posts `null`, and the console's own
+        // forms would be refused (the browser test found it). `same-origin` gives other sites no referrer.
+        (header::REFERRER_POLICY, "same-origin"),
         (header::CACHE_CONTROL, "no-store"),
         (HeaderName::from_static("cross-origin-opener-policy"), "same-origin"),
         (HeaderName::from_static("cross-origin-resource-policy"), "same-origin"),
