@@ -291,3 +291,30 @@ async fn the_console_serves_its_pages_while_another_process_writes_the_journal()
     assert!(seen_rows.windows(2).all(|w| w[0] <= w[1]), "the history only grows: {seen_rows:?}");
     eprintln!("{pages} pages served during {PURCHASES} purchases written; rows seen: {seen_rows:?}");
 }
+
+/// The console on a PostgreSQL journal (a fleet's): it shows the approval an agent's `terms pay` queued on the
+/// server, decides it through its form, and shows the payment the same `terms pay` then makes.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_console_reads_and_decides_on_a_postgres_journal() {
+    let Some(server) = super::backends::server(concat!(module_path!(), "::on_postgres")) else { return };
+    let url = super::backends::fresh_schema(&server).await;
+    let run =
+        run_above_threshold(&format!("journal = {url:?}\npolicy = \"policy.toml\"\nkey_env = \"TERMS_KEY\"\n")).await;
+    let id = queued(&run, "/report").await;
+    let console = Console::start(&run).await;
+    let (http, bearer) = (client(), format!("Bearer {}", console.token));
+    let (status, page) = get(http.get(console.url("/")).header("authorization", &bearer)).await;
+    assert_eq!(status, 200);
+    assert!(page.contains(&id) && page.contains("0.01 USDC (10000)"), "{page}");
+    let form = format!("id={id}&csrf={}", csrf_of(&page));
+    let decided = http.post(console.url("/approve")).header("authorization", &bearer).body(form).send().await.unwrap();
+    assert_eq!(decided.status().as_u16(), 303);
+    assert!(pending_ids(&run).await.is_empty());
+    let paid = run.terms(&["pay", &run.url("/report")]).await;
+    assert_eq!(paid.status.code(), Some(0), "{}", super::said(&paid));
+    let (status, history) = get(http.get(console.url("/history")).header("authorization", &bearer)).await;
+    assert_eq!(status, 200);
+    assert_eq!(history.matches("data-state=\"settled\"").count(), 1, "{history}");
+    assert!(history.contains("0x5e771e"), "the receipt: {history}");
+    assert!(!std::path::Path::new(&run.dir.path().join("journal.db")).exists(), "no SQLite file: the server's journal");
+}
