@@ -190,7 +190,7 @@ async fn no_token_a_wrong_token_another_host_or_site_and_a_form_without_its_csrf
         let (status, body) = get(request).await;
         assert_eq!(status, want, "{body}");
     }
-    assert_eq!(pending_ids(&run).await, [id.clone()], "nothing was decided");
+    assert_eq!(pending_ids(&run).await, std::slice::from_ref(&id), "nothing was decided");
     assert_eq!(run.seller.paid("/report"), 0);
 
     // The console's own form: decided once, through the queue.
