@@ -421,6 +421,10 @@ async fn an_empty_journal_file_is_refused_and_left_as_it_is() {
 
 #[path = "cli/approvals.rs"]
 mod approvals;
+#[path = "cli/console.rs"]
+mod console;
+#[path = "cli/console_browser.rs"]
+mod console_browser;
 #[path = "cli/exits.rs"]
 mod exits;
 #[path = "cli/first_use.rs"]
@@ -433,3 +437,5 @@ mod local_seller;
 mod purchases;
 #[path = "cli/units.rs"]
 mod units;
+#[path = "cli/webdriver.rs"]
+mod webdriver;

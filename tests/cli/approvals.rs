@@ -5,7 +5,7 @@
 use super::{CONFIG, Run, json, said};
 
 /// The configuration's policy with an approval threshold below the stand-in seller's price.
-async fn run_above_threshold(config: &str) -> Run {
+pub(super) async fn run_above_threshold(config: &str) -> Run {
     let run = Run::new(config).await;
     let policy = run.dir.path().join("policy.toml");
     let text = std::fs::read_to_string(&policy).unwrap();
@@ -15,9 +15,10 @@ async fn run_above_threshold(config: &str) -> Run {
     run
 }
 
-/// `terms pay` of the report, which waits for a person: its approval id, from what it said.
-async fn queued(run: &Run) -> String {
-    let out = run.terms(&["pay", &run.url("/report")]).await;
+/// `terms pay` of the report at `path` (the report, its query telling purchases apart), which waits for a person:
+/// its approval id, from what it said.
+pub(super) async fn queued(run: &Run, path: &str) -> String {
+    let out = run.terms(&["pay", &run.url(path)]).await;
     assert_eq!(out.status.code(), Some(8), "{}", said(&out));
     let text = said(&out);
     assert!(text.contains("nothing signed") && text.contains("terms approve ap_"), "{text}");
@@ -41,9 +42,9 @@ async fn a_person_approves_and_the_same_pay_pays_once_on_postgres() {
 
 async fn approves_and_pays(config: &str) {
     let run = run_above_threshold(config).await;
-    let id = queued(&run).await;
+    let id = queued(&run, "/report").await;
     // The same pay again before a person decided: the same approval, nothing signed.
-    assert_eq!(queued(&run).await, id);
+    assert_eq!(queued(&run, "/report").await, id);
 
     let listed = run.terms(&["approvals", "--json"]).await;
     assert_eq!(listed.status.code(), Some(0), "{}", said(&listed));
@@ -84,7 +85,7 @@ async fn approves_and_pays(config: &str) {
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_denied_payment_is_never_paid_and_an_unknown_id_is_a_usage_error() {
     let run = run_above_threshold(CONFIG).await;
-    let id = queued(&run).await;
+    let id = queued(&run, "/report").await;
     let denied = run.terms(&["deny", &id]).await;
     assert_eq!(denied.status.code(), Some(0), "{}", said(&denied));
     assert!(said(&denied).contains("never paid"), "{}", said(&denied));

@@ -4,6 +4,7 @@
 mod approvals;
 mod budget;
 mod check;
+mod console;
 mod discovery;
 mod gateway;
 mod history;
@@ -147,6 +148,8 @@ enum Command {
     /// Serve a local paying proxy: `http://127.0.0.1:8402/https://seller.example/path` forwards to the seller and
     /// pays a 402 as `pay` does (docs/operators.md).
     Gateway(gateway::GatewayArgs),
+    /// Serve the operator's pages on 127.0.0.1: approvals, history, budgets, purchases (prints a link with a token).
+    Console(console::ConsoleArgs),
 }
 
 #[derive(Args, Debug)]
@@ -207,5 +210,6 @@ async fn run(cli: &Cli) -> Result<u8, Fail> {
         Command::Approve { id } => approvals::decide(&setup, id, true, cli.json).await,
         Command::Deny { id } => approvals::decide(&setup, id, false, cli.json).await,
         Command::Gateway(args) => gateway::run(setup, args).await,
+        Command::Console(args) => console::run(&setup, args).await,
     }
 }
