@@ -169,6 +169,10 @@ fn implementation(id: &str) -> Option<&'static dyn Pairing> {
         crate::x402::solana::upto::ID => Some(&crate::x402::solana::upto::PAIRING),
         #[cfg(all(feature = "x402", feature = "solana"))]
         crate::x402::solana::batch::ID => Some(&crate::x402::solana::batch::PAIRING),
+        #[cfg(all(feature = "x402", feature = "stellar"))]
+        crate::x402::stellar::ID => Some(&crate::x402::stellar::PAIRING),
+        #[cfg(all(feature = "mpp", feature = "stellar"))]
+        crate::mpp::stellar::ID => Some(&crate::mpp::stellar::PAIRING),
         #[cfg(all(feature = "x402", feature = "lightning"))]
         crate::x402::lightning::LNBTC => Some(&crate::x402::lightning::LNBTC_PAIRING),
         #[cfg(all(feature = "x402", feature = "lightning"))]
