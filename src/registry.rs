@@ -441,6 +441,11 @@ mod tests {
         want.extend(["x402/exact/lnbtc", "x402/exact/lnbtc/invoice-named"]);
         #[cfg(all(feature = "mpp", feature = "lightning"))]
         want.push("mpp/session/lightning");
+        // The Stellar pairings: the wallet's simulated envelope and the current ledger.
+        #[cfg(all(feature = "x402", feature = "stellar"))]
+        want.push("x402/exact/stellar");
+        #[cfg(all(feature = "mpp", feature = "stellar"))]
+        want.push("mpp/charge/stellar");
         // ACP's delegated checkout: the allowance's values (max_amount, currency, merchant_id, expires_at).
         #[cfg(feature = "checkout")]
         want.push("acp/checkout/delegated");

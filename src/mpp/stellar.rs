@@ -12,7 +12,7 @@ use serde_json::{Map, Value};
 
 use super::challenge::{Method, Parts};
 use super::credential::{Credential, echoed_for};
-use super::pieces::{Payer, Piece, on_network};
+use super::pieces::{Held, Payer, Piece, on_network};
 use crate::codec::hex_bytes;
 use crate::hash::AtrHash;
 use crate::json::{Member, Object, safe_int};
@@ -123,12 +123,17 @@ impl Pairing for StellarCharge {
         INPUTS
     }
 
+    /// The piece's quote, once the simulated envelope pays exactly the request (the build's checks, but for H's).
     fn quote(&self, chosen: &Chosen) -> Result<Quote, Refusal> {
+        self.authorization(chosen, None)?;
         self.piece.held(chosen)?.quote()
     }
 
     fn build<'a>(&'a self, chosen: &'a Chosen, _atr: &'a [u8], h: &AtrHash) -> Result<Box<dyn Unsigned + 'a>, Refusal> {
-        Ok(Box::new(self.authorization(chosen, h)?))
+        if self.piece.held(chosen)?.h != *h {
+            return Err(Refusal::mpp(Reason::IdNotOurs));
+        }
+        Ok(Box::new(self.authorization(chosen, Some(muxed_id(h)))?))
     }
 
     fn bound(&self, presented: &dyn Member, landed: Option<&Value>) -> Result<AtrHash, Refusal> {
@@ -145,31 +150,23 @@ pub(crate) struct Authorization<'a> {
 
 impl StellarCharge {
     /// The authorization from the buyer's simulated envelope, with the entry's expiration at `currentLedger +
-    /// ceil((expires - now) / 5)`. In the reference's order: the challenge held and its id carrying H
-    /// (`mpp/id-not-ours`); the current ledger and the clock (`stellar/tx-malformed`); the payer, a G, C or M strkey
-    /// (`stellar/payer-mismatch`); `expires` (`mpp/expires-required`); the envelope's form; the recipient muxed with
-    /// H's first 8 bytes (`stellar/carrier-mismatch`); the envelope's one transfer; then the signed `to`, the
+    /// ceil((expires - now) / 5)`. In the reference's order (the build has checked the challenge's id carries H,
+    /// `mpp/id-not-ours`): the challenge held; the current ledger and the clock (`stellar/tx-malformed`); the payer, a G, C or M strkey
+    /// (`stellar/payer-mismatch`); `expires` (`mpp/expires-required`); the envelope's form; the recipient an M account
+    /// whose id is `carrier`, where one is given (`stellar/carrier-mismatch`); the envelope's one transfer; then the signed `to`, the
     /// operation's agreement, the asset, the amount and the payer, as `x402/exact/stellar` checks them.
-    fn authorization<'a>(&self, chosen: &'a Chosen, h: &AtrHash) -> Result<Authorization<'a>, Refusal> {
-        let held = self.piece.held(chosen)?;
-        if held.h != *h {
-            return Err(Refusal::mpp(Reason::IdNotOurs));
-        }
+    fn authorization<'a>(&self, chosen: &'a Chosen, carrier: Option<u64>) -> Result<Authorization<'a>, Refusal> {
+        let (held, ledger, now, payer, expires) = self.checked(chosen)?;
         let choice = &chosen.build_input;
-        let ledger = choice.get("currentLedger").and_then(safe_int).filter(|n| *n >= 0);
-        let now = choice.get("now").and_then(safe_int);
-        let (Some(ledger), Some(now)) = (ledger, now) else { return Err(stellar::stellar(Reason::TxMalformed)) };
-        let payer = choice.get("payer").and_then(Value::as_str).filter(|p| Strkey::parse(p).is_some());
-        let payer = payer.ok_or(stellar::stellar(Reason::PayerMismatch))?;
         let c = &held.checked;
-        let expires = c.expires_required()?;
         let network = c.details().member("network").and_then(Value::as_str);
         let ledgers = (i128::from(expires) - i128::from(now)).max(0);
         let expiration = i128::from(ledger) + (ledgers + 4) / 5;
         let text = |k: &str| c.request().member(k).and_then(Value::as_str).unwrap_or_default();
         signing_input(choice.get("simulatedXdr"), network, expiration)?;
         let recipient = text("recipient");
-        if strkey::muxed(recipient).map(|(_, id)| id) != Some(muxed_id(h)) {
+        let id = strkey::muxed(recipient).map(|(_, id)| id);
+        if id.is_none() || carrier.is_some_and(|c| id != Some(c)) {
             return Err(stellar::stellar(Reason::CarrierMismatch));
         }
         let fee_payer = c.details().member("feePayer") == Some(&Value::Bool(true));
@@ -191,6 +188,21 @@ impl StellarCharge {
             return Err(stellar::stellar(Reason::PayerMismatch));
         }
         Ok(Authorization { signing, echo: held.echo })
+    }
+
+    /// The choice's members every use of it checks first, in the reference's order: the challenge held, the
+    /// current ledger and the clock (`stellar/tx-malformed`), the payer (a G, C or M strkey, else
+    /// `stellar/payer-mismatch`) and `expires` (`mpp/expires-required`).
+    fn checked<'a>(&self, chosen: &'a Chosen) -> Result<(Held<'a>, i64, i64, &'a str, i64), Refusal> {
+        let held = self.piece.held(chosen)?;
+        let choice = &chosen.build_input;
+        let ledger = choice.get("currentLedger").and_then(safe_int).filter(|n| *n >= 0);
+        let now = choice.get("now").and_then(safe_int);
+        let (Some(ledger), Some(now)) = (ledger, now) else { return Err(stellar::stellar(Reason::TxMalformed)) };
+        let payer = choice.get("payer").and_then(Value::as_str).filter(|p| Strkey::parse(p).is_some());
+        let payer = payer.ok_or(stellar::stellar(Reason::PayerMismatch))?;
+        let expires = held.checked.expires_required()?;
+        Ok((held, ledger, now, payer, expires))
     }
 
     /// H from the echoed challenge, once the `to` of the invocation the payer's entry signs is the request's muxed

@@ -97,15 +97,12 @@ fn choose(read: &Advertised<'_>, ctx: &ChooseContext<'_>) -> Result<Chosen, Refu
     Ok(Chosen { pairing: ID.into(), build_input: choice, reference: ctx.reference.into(), agreement: None })
 }
 
-/// What the buyer would pay for a choice: the option's amount of the asset to `payTo`, which must be an M account
-/// (`stellar/carrier-mismatch` otherwise, as every build of it is). The entry's expiration is a ledger, so the quote
-/// names no time window.
+/// What the buyer would pay for a choice: the option's amount of the asset to `payTo`, once the simulated envelope
+/// pays exactly that ([`signing_of`] with no H: `payTo` must be an M account, and every other check of the build
+/// holds). The entry's expiration is a ledger, so the quote names no time window.
 pub fn quote(choice: &Map<String, Value>) -> Result<Quote, Refusal> {
-    let (_, accepted) = check_chosen(choice.member("required"), choice.member("accepted"), filter)?;
+    let (_, _, accepted) = signing_of(choice, None)?;
     let text = |k: &str| accepted.member(k).and_then(Value::as_str).unwrap_or_default();
-    if stellar::strkey::muxed(text("payTo")).is_none() {
-        return Err(stellar::stellar(Reason::CarrierMismatch));
-    }
     let amount = amount_i128(accepted).ok_or(Refusal::x402(Reason::OptionMalformed))?;
     let amount = U256::from(u128::try_from(amount).map_err(|_| Refusal::x402(Reason::OptionMalformed))?);
     Ok(Quote::new(amount, text("asset"), text("payTo"), text("network"), "exact"))
@@ -126,15 +123,17 @@ impl Authorization<'_> {
     }
 }
 
-/// The authorization for a choice, from the buyer's simulated envelope, with the entry's expiration at
-/// `currentLedger + ceil(maxTimeoutSeconds / 5)`. In the reference's order: the current ledger
-/// (`stellar/tx-malformed`) and the payer (a G, C or M strkey, else `stellar/payer-mismatch`); the document and
-/// option; `payTo` muxed with H's first 8 bytes (`stellar/carrier-mismatch`); the envelope's form and its one
-/// transfer; that the signed `to` is `payTo` (`stellar/carrier-mismatch`), that the operation invokes exactly the
-/// signed invocation (`stellar/not-one-transfer`), then its asset, amount and `from` against the option's asset and
-/// amount and the payer (`stellar/asset-mismatch`, `amount-mismatch`, `payer-mismatch`). Nothing reaches the signer
-/// unless every one holds.
-pub fn build<'a>(choice: &'a Map<String, Value>, h: &AtrHash) -> Result<Authorization<'a>, Refusal> {
+/// The signing of a choice, from the buyer's simulated envelope, with the entry's expiration at `currentLedger +
+/// ceil(maxTimeoutSeconds / 5)`. In the reference's order: the current ledger (`stellar/tx-malformed`) and the payer
+/// (a G, C or M strkey, else `stellar/payer-mismatch`); the document and option; `payTo` an M account whose id is
+/// `carrier` where one is given (`stellar/carrier-mismatch`); the envelope's form and its one transfer; that the
+/// signed `to` is `payTo` (`stellar/carrier-mismatch`), that the operation invokes exactly the signed invocation
+/// (`stellar/not-one-transfer`), then its asset, amount and `from` against the option's asset and amount and the
+/// payer (`stellar/asset-mismatch`, `amount-mismatch`, `payer-mismatch`).
+fn signing_of(
+    choice: &Map<String, Value>,
+    carrier: Option<u64>,
+) -> Result<(Signing, &Map<String, Value>, &Map<String, Value>), Refusal> {
     let ledger = choice.get("currentLedger").and_then(safe_int).filter(|n| *n >= 0);
     let ledger = ledger.ok_or(stellar::stellar(Reason::TxMalformed))?;
     let payer = choice.get("payer").and_then(Value::as_str).filter(|p| Strkey::parse(p).is_some());
@@ -142,7 +141,8 @@ pub fn build<'a>(choice: &'a Map<String, Value>, h: &AtrHash) -> Result<Authoriz
     let (required, accepted) = check_chosen(choice.member("required"), choice.member("accepted"), filter)?;
     let text = |k: &str| accepted.member(k).and_then(Value::as_str).unwrap_or_default();
     let pay_to = text("payTo");
-    if stellar::strkey::muxed(pay_to).map(|(_, id)| id) != Some(muxed_id(h)) {
+    let id = stellar::strkey::muxed(pay_to).map(|(_, id)| id);
+    if id.is_none() || carrier.is_some_and(|c| id != Some(c)) {
         return Err(stellar::stellar(Reason::CarrierMismatch));
     }
     let ledgers = ledgers(accepted).ok_or(Refusal::x402(Reason::OptionMalformed))?;
@@ -164,6 +164,13 @@ pub fn build<'a>(choice: &'a Map<String, Value>, h: &AtrHash) -> Result<Authoriz
     if p.source != payer {
         return Err(stellar::stellar(Reason::PayerMismatch));
     }
+    Ok((signing, required, accepted))
+}
+
+/// The authorization for a choice whose option's `payTo` carries H's first 8 bytes ([`signing_of`]). Nothing reaches
+/// the signer unless every check holds.
+pub fn build<'a>(choice: &'a Map<String, Value>, h: &AtrHash) -> Result<Authorization<'a>, Refusal> {
+    let (signing, required, _) = signing_of(choice, Some(muxed_id(h)))?;
     let accepted = choice.member("accepted").ok_or(Refusal::x402(Reason::OptionMalformed))?;
     Ok(Authorization { required, accepted, signing })
 }
