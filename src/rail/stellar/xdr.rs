@@ -19,9 +19,10 @@ use crate::refusal::{Reason, Refusal};
 pub const MAX_DEPTH: usize = 64;
 /// The most vector elements and map entries one envelope (or one value read alone) may hold.
 pub const MAX_ELEMENTS: usize = 1536;
-/// The decoder's own depth limit, in the nested reads `stellar-xdr` counts: enough for every envelope the caps take
-/// (a value 64 containers deep inside an authorization entry takes fewer), few enough that its recursion stays
-/// shallow on any thread's stack.
+/// The decoder's own depth limit, in the nested reads `stellar-xdr` counts (4 per ScVal container, 2 per authorized
+/// invocation): 64 containers inside an envelope take 272 (`decoder-caps.json`'s SE1), 64 invocations 142 (SE3), and
+/// both at once about 400; past it the decoder refuses before the caps' walk. Its recursion at this limit needs
+/// under 512 KiB of stack in a debug build (tests/stellar_rail.rs), a quarter of a thread's default.
 const DECODE_DEPTH: u32 = 400;
 
 /// The bytes of an envelope's text: the network one the rail knows (`stellar/network-malformed`), a non-empty
@@ -186,3 +187,4 @@ impl Walk {
         Ok(())
     }
 }
+
