@@ -8,6 +8,9 @@ pub mod strkey;
 pub mod transfer;
 pub mod xdr;
 
+#[cfg(test)]
+mod tests;
+
 pub use strkey::{Strkey, muxed_id};
 pub use transfer::{Payment, Signing, read_signed_transfer, read_source_transfer, signing_for, signing_input};
 pub use xdr::{MAX_DEPTH, MAX_ELEMENTS, decode_envelope, decode_scval, envelope_bytes};
