@@ -155,17 +155,15 @@ struct Parsed {
 fn parse(envelope: TransactionEnvelope, network: Network, landed: bool) -> Result<Parsed, Refusal> {
     let (invoke, call, transfer) = operation_of(&envelope)?;
     let from = transfer.source;
-    let of_from: Vec<usize> = (invoke.auth.iter().enumerate())
+    let of_from: Vec<(usize, &SorobanAuthorizationEntry)> = (invoke.auth.iter().enumerate())
         .filter(|(_, e)| address_credentials(e).and_then(|(c, _)| strkey_of(&c.address)) == Some(from))
-        .map(|(i, _)| i)
         .collect();
-    let used = landed.then(|| of_from.iter().copied().find(|i| carries(call, &invoke.auth[*i]))).flatten();
-    let index = match (used, of_from.as_slice()) {
-        (Some(i), _) => i,
-        (None, [i]) => *i,
+    let used = landed.then(|| of_from.iter().copied().find(|(_, e)| carries(call, e))).flatten();
+    let (index, entry) = match (used, of_from.as_slice()) {
+        (Some(found), _) => found,
+        (None, [one]) => *one,
         _ => return Err(stellar(Reason::NoAddressAuth)),
     };
-    let entry = &invoke.auth[index];
     let not_one = || stellar(Reason::NotOneTransfer);
     let root = &entry.root_invocation;
     let SorobanAuthorizedFunction::ContractFn(signed_call) = &root.function else { return Err(not_one()) };

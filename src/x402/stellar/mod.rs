@@ -123,6 +123,9 @@ impl Authorization<'_> {
     }
 }
 
+/// A signing with the document and option it pays.
+type Signed<'a> = (Signing, &'a Map<String, Value>, &'a Map<String, Value>);
+
 /// The signing of a choice, from the buyer's simulated envelope, with the entry's expiration at `currentLedger +
 /// ceil(maxTimeoutSeconds / 5)`. In the reference's order: the current ledger (`stellar/tx-malformed`) and the payer
 /// (a G, C or M strkey, else `stellar/payer-mismatch`); the document and option; `payTo` an M account whose id is
@@ -130,10 +133,7 @@ impl Authorization<'_> {
 /// signed `to` is `payTo` (`stellar/carrier-mismatch`), that the operation invokes exactly the signed invocation
 /// (`stellar/not-one-transfer`), then its asset, amount and `from` against the option's asset and amount and the
 /// payer (`stellar/asset-mismatch`, `amount-mismatch`, `payer-mismatch`).
-fn signing_of(
-    choice: &Map<String, Value>,
-    carrier: Option<u64>,
-) -> Result<(Signing, &Map<String, Value>, &Map<String, Value>), Refusal> {
+fn signing_of(choice: &Map<String, Value>, carrier: Option<u64>) -> Result<Signed<'_>, Refusal> {
     let ledger = choice.get("currentLedger").and_then(safe_int).filter(|n| *n >= 0);
     let ledger = ledger.ok_or(stellar::stellar(Reason::TxMalformed))?;
     let payer = choice.get("payer").and_then(Value::as_str).filter(|p| Strkey::parse(p).is_some());
