@@ -192,7 +192,43 @@ impl Unsigned for Authorization<'_> {
         let transaction = self.signing.complete(&signature64(answers)?)?;
         let mut payload = Map::with_capacity(1);
         payload.insert("transaction".into(), Value::String(transaction));
-        Ok(X402Payment::for_chosen(self.required, self.accepted, Value::Object(payload), chosen)?.completion())
+        let payment = X402Payment::for_chosen(self.required, self.accepted, Value::Object(payload), chosen)?;
+        Ok(Completion::Payment { payment: Box::new(RailOrder(payment)), landed: None })
+    }
+}
+
+/// An x402 payment written in the member order of the reference's rail pieces (`x402Version`, `resource`,
+/// `extensions`, `accepted`, `payload`), so the payment's bytes are the reference's.
+struct RailOrder<'a>(X402Payment<'a>);
+
+impl RailOrder<'_> {
+    fn entries(&self) -> impl Iterator<Item = (&'static str, &Value)> {
+        let p = &self.0;
+        [
+            ("x402Version", Some(&p.version)),
+            ("resource", p.resource),
+            ("extensions", p.extensions.as_deref()),
+            ("accepted", Some(p.accepted)),
+            ("payload", Some(&p.payload)),
+        ]
+        .into_iter()
+        .filter_map(|(k, v)| v.map(|v| (k, v)))
+    }
+}
+
+impl Member for RailOrder<'_> {
+    fn member(&self, key: &str) -> Option<&Value> {
+        self.entries().find_map(|(k, v)| (k == key).then_some(v))
+    }
+}
+
+impl crate::pairing::Completed for RailOrder<'_> {
+    fn write(&self) -> crate::payment::Payment {
+        crate::payment::Payment::from_exact_text(crate::json::exact_object(self.entries()))
+    }
+
+    fn to_value(&self) -> Value {
+        Value::Object(self.entries().map(|(k, v)| (k.to_owned(), v.clone())).collect())
     }
 }
 
