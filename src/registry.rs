@@ -286,6 +286,9 @@ pub fn x402_pairings() -> impl Iterator<Item = &'static dyn Pairing> {
 /// processor charges off chain), an ACK Payment Request by a payment option on the account's network; an ACP session
 /// goes to `acp/checkout/undelegated` unless the buyer asks for `acp/checkout/delegated` by id (with its inputs).
 ///
+/// A pairing whose choice is refused only for want of the buyer's inputs (a Stellar pairing's simulated envelope) is
+/// named all the same: the gate checks the inputs the caller hands it.
+///
 /// Ours, not the reference's (it takes the pairing id from the caller): it declines `no-payable-option` with its own
 /// detail, and the networks offered as the cause; except that an x402 document no pairing reads because its terms
 /// link is not https declines as the gate's read of it does, `offer-unreadable` with `x402/link-not-https`.
@@ -356,7 +359,13 @@ pub fn pairing_for(doc: &Value, account: &str) -> Result<&'static dyn Pairing, D
 fn chooses(pairing: &dyn Pairing, read: &Advertised<'_>, doc: &Value, account: &str) -> bool {
     let inputs = Map::new();
     let ctx = ChooseContext { account, inputs: &inputs, now: 0, reference: "", doc };
-    matches!(catch_unwind(AssertUnwindSafe(|| pairing.choose(read, &ctx))), Ok(Ok(_)))
+    // A choice refused only for the buyer's inputs (none are given here) is the pairing's all the same: the gate
+    // checks the inputs the caller then hands it, and declines `input-missing` as the reference does.
+    match catch_unwind(AssertUnwindSafe(|| pairing.choose(read, &ctx))) {
+        Ok(Ok(_)) => true,
+        Ok(Err(r)) => r.reason() == Reason::InputMissing,
+        Err(_) => false,
+    }
 }
 
 /// The CAIP-2 network an MPP challenge pays on, where its method names one.
