@@ -32,13 +32,9 @@ pub(crate) static STELLAR_CHARGE: Method = Method { intent: "charge", method: "s
 
 /// The inputs the build takes beside the challenge.
 const INPUTS: &[InputSpec] = &[
-    InputSpec::required(
-        "simulatedXdr",
-        InputType::String,
-        "The transfer's envelope as the wallet simulated it (base64 XDR, the payer's entry unsigned).",
-    )
-    .with_format(InputFormat::NonEmpty),
-    InputSpec::required("currentLedger", InputType::Integer, "The network's current ledger sequence."),
+    InputSpec::required("simulatedXdr", InputType::String, "The wallet's simulated transfer (base64 XDR).")
+        .with_format(InputFormat::NonEmpty),
+    InputSpec::required("currentLedger", InputType::Integer, "The current ledger."),
 ];
 
 /// 2^127: a request's amount must be below it (a SEP-41 transfer takes an i128).

@@ -28,13 +28,9 @@ pub static PAIRING: ExactStellar = ExactStellar;
 
 /// The inputs the build takes beside the option.
 pub(crate) const INPUTS: &[InputSpec] = &[
-    InputSpec::required(
-        "simulatedXdr",
-        InputType::String,
-        "The transfer's envelope as the wallet simulated it (base64 XDR, the payer's entry unsigned).",
-    )
-    .with_format(InputFormat::NonEmpty),
-    InputSpec::required("currentLedger", InputType::Integer, "The network's current ledger sequence."),
+    InputSpec::required("simulatedXdr", InputType::String, "The wallet's simulated transfer (base64 XDR).")
+        .with_format(InputFormat::NonEmpty),
+    InputSpec::required("currentLedger", InputType::Integer, "The current ledger."),
 ];
 
 /// The most ledgers the entry's expiration may reach: a u32.
