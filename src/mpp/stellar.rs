@@ -167,22 +167,7 @@ impl StellarCharge {
         }
         let fee_payer = c.details().member("feePayer") == Some(&Value::Bool(true));
         let signing = signing_for(choice.get("simulatedXdr"), network, expiration, fee_payer)?;
-        let p = &signing.payment;
-        if p.to != recipient {
-            return Err(stellar::stellar(Reason::CarrierMismatch));
-        }
-        if !signing.agrees {
-            return Err(stellar::stellar(Reason::NotOneTransfer));
-        }
-        if p.asset != text("currency") {
-            return Err(stellar::stellar(Reason::AssetMismatch));
-        }
-        if Some(p.amount) != amount_of(c.request()) {
-            return Err(stellar::stellar(Reason::AmountMismatch));
-        }
-        if p.source != payer {
-            return Err(stellar::stellar(Reason::PayerMismatch));
-        }
+        signing.pays(recipient, text("currency"), amount_of(c.request()), payer)?;
         Ok(Authorization { signing, echo: held.echo })
     }
 

@@ -381,6 +381,28 @@ impl Signing {
         Ok(crate::codec::b64_encode(&bytes))
     }
 
+    /// Whether the signed transfer pays what the offer asks, in the reference's order: the signed `to` is `to`
+    /// (`stellar/carrier-mismatch`), the operation invokes exactly the signed invocation (`stellar/not-one-transfer`),
+    /// then its contract is `asset` (`stellar/asset-mismatch`), its amount `amount` (`stellar/amount-mismatch`) and
+    /// its `from` the payer (`stellar/payer-mismatch`).
+    pub fn pays(&self, to: &str, asset: &str, amount: Option<i128>, payer: &str) -> Result<(), Refusal> {
+        let p = &self.payment;
+        let reason = if p.to != to {
+            Reason::CarrierMismatch
+        } else if !self.agrees {
+            Reason::NotOneTransfer
+        } else if p.asset != asset {
+            Reason::AssetMismatch
+        } else if Some(p.amount) != amount {
+            Reason::AmountMismatch
+        } else if p.source != payer {
+            Reason::PayerMismatch
+        } else {
+            return Ok(());
+        };
+        Err(stellar(reason))
+    }
+
     /// [`Signing::written`], refused `stellar/tx-too-large` past 8,192 characters, as the read refuses it.
     pub fn complete(&self, signature: &[u8]) -> Result<String, Refusal> {
         let text = self.written(signature)?;

@@ -144,22 +144,7 @@ fn signing_of(choice: &Map<String, Value>, carrier: Option<u64>) -> Result<Signe
     let ledgers = ledgers(accepted).ok_or(Refusal::x402(Reason::OptionMalformed))?;
     let expiration = i128::from(ledger) + i128::from(ledgers);
     let signing = signing_for(choice.get("simulatedXdr"), Some(text("network")), expiration, false)?;
-    let p = &signing.payment;
-    if p.to != pay_to {
-        return Err(stellar::stellar(Reason::CarrierMismatch));
-    }
-    if !signing.agrees {
-        return Err(stellar::stellar(Reason::NotOneTransfer));
-    }
-    if p.asset != text("asset") {
-        return Err(stellar::stellar(Reason::AssetMismatch));
-    }
-    if Some(p.amount) != amount_i128(accepted) {
-        return Err(stellar::stellar(Reason::AmountMismatch));
-    }
-    if p.source != payer {
-        return Err(stellar::stellar(Reason::PayerMismatch));
-    }
+    signing.pays(pay_to, text("asset"), amount_i128(accepted), payer)?;
     Ok((signing, required, accepted))
 }
 
