@@ -177,7 +177,7 @@ async fn answer(state: Arc<Mutex<Seen>>, req: Request<Incoming>) -> Result<Respo
                 base64::engine::general_purpose::URL_SAFE_NO_PAD.decode(token).map_err(std::io::Error::other)?;
             let value: Value = serde_json::from_slice(&decoded).map_err(std::io::Error::other)?;
             if let Err(why) = verify(&value, "mpp/charge/stellar", &x["V3"]["envelope"]) {
-                state.lock().unwrap().refused.push(why.clone());
+                state.lock().unwrap().refused.push(why);
                 return Ok(challenged());
             }
             let receipt = json!({
