@@ -70,6 +70,8 @@ pub mod link;
 mod local;
 #[cfg(all(feature = "local-signer", feature = "solana"))]
 mod local_ed25519;
+#[cfg(all(feature = "local-signer", feature = "stellar"))]
+mod local_stellar;
 #[cfg(feature = "mcp")]
 #[cfg_attr(docsrs, doc(cfg(feature = "mcp")))]
 pub mod mcp;
@@ -132,6 +134,9 @@ pub use hash::{AtrHash, MAX_ATR_BYTES, NotAHash, atr_hash, hash_equals};
 pub use local::{EvmKey, LocalSigner};
 #[cfg(all(feature = "local-signer", feature = "solana"))]
 pub use local_ed25519::{SolanaKey, SolanaSigner};
+#[cfg(all(feature = "local-signer", feature = "stellar"))]
+#[cfg_attr(docsrs, doc(cfg(all(feature = "local-signer", feature = "stellar"))))]
+pub use local_stellar::{StellarKey, StellarSigner};
 pub use pairing::{ChannelHold, Chosen, InputSpec, Pairing, Quote, Refund};
 pub use payment::Payment;
 pub use refusal::{Reason, Refusal};

@@ -435,6 +435,16 @@ reasons! {
     CheckoutNotLatest => "checkout-not-latest",
     /// Checkout: the checkout JWT the mandate discloses is not the one presented.
     CheckoutHashMismatch => "checkout-hash-mismatch",
+    /// Stellar: the operation is not one `transfer(from, to, amount)`, or the payer's entry does not sign exactly it.
+    NotOneTransfer => "not-one-transfer",
+    /// Stellar: no single address-credential authorization entry of the transfer's `from`.
+    NoAddressAuth => "no-address-auth",
+    /// Stellar: the transfer calls another token contract than the option's asset.
+    AssetMismatch => "asset-mismatch",
+    /// Stellar: the transfer's amount is not the option's.
+    AmountMismatch => "amount-mismatch",
+    /// Stellar: the transfer's `from` is not the choice's payer.
+    PayerMismatch => "payer-mismatch",
 }
 
 impl fmt::Display for Reason {

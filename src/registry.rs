@@ -169,6 +169,10 @@ fn implementation(id: &str) -> Option<&'static dyn Pairing> {
         crate::x402::solana::upto::ID => Some(&crate::x402::solana::upto::PAIRING),
         #[cfg(all(feature = "x402", feature = "solana"))]
         crate::x402::solana::batch::ID => Some(&crate::x402::solana::batch::PAIRING),
+        #[cfg(all(feature = "x402", feature = "stellar"))]
+        crate::x402::stellar::ID => Some(&crate::x402::stellar::PAIRING),
+        #[cfg(all(feature = "mpp", feature = "stellar"))]
+        crate::mpp::stellar::ID => Some(&crate::mpp::stellar::PAIRING),
         #[cfg(all(feature = "x402", feature = "lightning"))]
         crate::x402::lightning::LNBTC => Some(&crate::x402::lightning::LNBTC_PAIRING),
         #[cfg(all(feature = "x402", feature = "lightning"))]
@@ -282,6 +286,9 @@ pub fn x402_pairings() -> impl Iterator<Item = &'static dyn Pairing> {
 /// processor charges off chain), an ACK Payment Request by a payment option on the account's network; an ACP session
 /// goes to `acp/checkout/undelegated` unless the buyer asks for `acp/checkout/delegated` by id (with its inputs).
 ///
+/// A pairing whose choice is refused only for want of the buyer's inputs (a Stellar pairing's simulated envelope) is
+/// named all the same: the gate checks the inputs the caller hands it.
+///
 /// Ours, not the reference's (it takes the pairing id from the caller): it declines `no-payable-option` with its own
 /// detail, and the networks offered as the cause; except that an x402 document no pairing reads because its terms
 /// link is not https declines as the gate's read of it does, `offer-unreadable` with `x402/link-not-https`.
@@ -352,7 +359,13 @@ pub fn pairing_for(doc: &Value, account: &str) -> Result<&'static dyn Pairing, D
 fn chooses(pairing: &dyn Pairing, read: &Advertised<'_>, doc: &Value, account: &str) -> bool {
     let inputs = Map::new();
     let ctx = ChooseContext { account, inputs: &inputs, now: 0, reference: "", doc };
-    matches!(catch_unwind(AssertUnwindSafe(|| pairing.choose(read, &ctx))), Ok(Ok(_)))
+    // A choice refused only for the buyer's inputs (none are given here) is the pairing's all the same: the gate
+    // checks the inputs the caller then hands it, and declines `input-missing` as the reference does.
+    match catch_unwind(AssertUnwindSafe(|| pairing.choose(read, &ctx))) {
+        Ok(Ok(_)) => true,
+        Ok(Err(r)) => r.reason() == Reason::InputMissing,
+        Err(_) => false,
+    }
 }
 
 /// The CAIP-2 network an MPP challenge pays on, where its method names one.
@@ -437,6 +450,11 @@ mod tests {
         want.extend(["x402/exact/lnbtc", "x402/exact/lnbtc/invoice-named"]);
         #[cfg(all(feature = "mpp", feature = "lightning"))]
         want.push("mpp/session/lightning");
+        // The Stellar pairings: the wallet's simulated envelope and the current ledger.
+        #[cfg(all(feature = "x402", feature = "stellar"))]
+        want.push("x402/exact/stellar");
+        #[cfg(all(feature = "mpp", feature = "stellar"))]
+        want.push("mpp/charge/stellar");
         // ACP's delegated checkout: the allowance's values (max_amount, currency, merchant_id, expires_at).
         #[cfg(feature = "checkout")]
         want.push("acp/checkout/delegated");

@@ -982,7 +982,10 @@ fn main() {
             n if n.starts_with('B') && !n.starts_with("BS") && !n.starts_with("BX") => {
                 trials.push(Trial::test(label, move || buyer_b(&name, &row)));
             }
-            "BS1" | "BS2" => trials.push(ignored(&label, "later work: the Stellar family")),
+            #[cfg(feature = "stellar")]
+            "BS1" | "BS2" => trials.push(Trial::test(label, move || conformance::x402_stellar::buyer_bs(&row))),
+            #[cfg(not(feature = "stellar"))]
+            "BS1" | "BS2" => trials.push(ignored(&label, "the Stellar family is not in this build")),
             "BX1" => trials.push(ignored(&label, "later work: the MPP session family")),
             other => trials.push(Trial::test(label, {
                 let other = other.to_owned();

@@ -1,7 +1,7 @@
 //! The signer's answers a case names, computed against the request they answer, as `scripts/differential/peer.py`
 //! computes them on the reference's side: `{"$sign": {key, edit}}`, an EIP-712 signature (a batch's list) edited, or
 //! for a `solana-message` request the key as an ed25519 seed's signature of the message (for `ed25519-raw`, in
-//! base58);
+//! base58; for `stellar-auth`, of SHA-256 of the preimage);
 //! `{"$tx": {...}}`, an EIP-1559 transaction of an `evm-call` request's call; `{"$gateway": {answer, keepSalt}}`, a
 //! Gateway client's answer with its burn intent's salt derived; `$tempo`, `$pushed` and `$digest`, the Tempo answers
 //! (`tempo.rs`); anything else, the answer as given. And the case's wallet for `transact`.
@@ -11,7 +11,7 @@ use serde_json::{Map, Value, json};
 use terms::rail::evm::gateway::{SaltInput, account_of, gateway_salt};
 use terms::rail::evm::request::Call;
 use terms::rail::evm::transaction::{Fees, encode_signed, signing_hash, transaction};
-use terms::{Answer, BoxFuture, LocalSigner, Signer, SignerError, SigningRequest, SolanaKey};
+use terms::{Answer, BoxFuture, LocalSigner, Signer, SignerError, SigningRequest, SolanaKey, StellarKey};
 
 /// The keys a case signs with, each answering EIP-712 requests (and batches of them) as `LocalSigner` does.
 pub(crate) fn local(key: &str) -> Option<LocalSigner> {
@@ -27,6 +27,12 @@ fn signed_answer(spec: &Value, request: Option<&SigningRequest>) -> Option<Value
         SigningRequest::SolanaMessage(fields) => {
             let message = hex::decode(fields.get("message")?.as_str()?.strip_prefix("0x")?).ok()?;
             let signature = SolanaKey::from_seed_hex(key).ok()?.sign_bytes(&message);
+            Value::String(format!("0x{}", hex::encode(signature)))
+        }
+        // A Soroban authorization entry: the key as an ed25519 seed signs SHA-256 of the preimage.
+        SigningRequest::StellarAuth(fields) => {
+            let preimage = hex::decode(fields.get("preimage")?.as_str()?.strip_prefix("0x")?).ok()?;
+            let signature = StellarKey::from_seed_hex(key).ok()?.sign_preimage(&preimage);
             Value::String(format!("0x{}", hex::encode(signature)))
         }
         // The Solana session's proof: the key as an ed25519 seed, in base58.

@@ -94,7 +94,12 @@ Excluded classes (each a documented deliberate difference of the crate, counted 
    `eip155:<chain>` or `solana:<...>`): the crate offers no payable option for it (`no-payable-option`, never asking
    a wallet to sign what its bound cannot read back; README "Differences from the reference"), where the reference
    signs the burn. Excluded only where every challenge of the case's document is such a burn and the crate's confirm
-   declined `no-payable-option`; then its finish, transact and the checks of the payment finish made differ with it."""
+   declined `no-payable-option`; then its finish, transact and the checks of the payment finish made differ with it.
+ - A Stellar simulated envelope that `decoder-caps.json` refuses (its SE2 and SE4 rows: an authorization entry that is
+   not the payer's nesting one past the cap): the crate holds every value of the envelope to the caps and declines
+   `offer-unreadable` `stellar/tx-malformed` (ours; docs/differences.md), where the reference bounds only the
+   operation's arguments and the payer's entry and signs. Excluded only where the case's `simulatedXdr` is such a row
+   and the crate's confirm (or transact) so declined; then its finish and the checks of that payment differ with it."""
 
 import base64
 import calendar
@@ -509,9 +514,28 @@ def unreadable_gateway(case, ours):
         not (isinstance(n, str) and _GATEWAY_NETWORK.fullmatch(n)) for n in networks)
 
 
+_CAPS = json.loads((__import__("pathlib").Path(__file__).resolve().parents[2] / "tests/vectors/decoder-caps.json").read_text())
+_REFUSED_ENVELOPES = {r["xdr"] for r in _CAPS["scval"]["envelopes"] if r["accept"] is False}
+
+
+def stellar_past_caps(case, ours):
+    """Whether the case's simulated envelope is one decoder-caps.json refuses and the crate declined it so."""
+    inputs = case.get("inputs") if isinstance(case.get("inputs"), dict) else {}
+    if case.get("pairing") not in ("x402/exact/stellar", "mpp/charge/stellar"):
+        return False
+    if inputs.get("simulatedXdr") not in _REFUSED_ENVELOPES:
+        return False
+    outcomes = [(ours.get("confirm") or {}).get("declined")] if isinstance(ours.get("confirm"), dict) else []
+    first = ((ours.get("transact") or {}).get("first") or {}) if isinstance(ours.get("transact"), dict) else {}
+    outcomes.append(first.get("declined") if isinstance(first, dict) else None)
+    return any(isinstance(d, dict) and d.get("detail") == "stellar/tx-malformed" for d in outcomes)
+
+
 def excluded(case, path, peer=None, ours=None):
     """The class a difference belongs to, when it is one of the excluded ones; None otherwise."""
     peer, ours = peer or {}, ours or {}
+    if path and stellar_past_caps(case, ours):
+        return "a Stellar envelope past decoder-caps.json's caps outside the payer's entry (the crate refuses it, ours)"
     if path and path[0] == "transact" and any(_LONE_SURROGATE.search(t) for t in parsed_texts(case)):
         return "a lone surrogate escape in JSON text the gate parses (no Rust string holds one)"
     mpp = str(case.get("pairing")).startswith("mpp/")

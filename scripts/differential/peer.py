@@ -20,6 +20,7 @@ carries a `chosen` (scripts/differential/cross.py: the crate's) is finished from
 
 import asyncio
 import dataclasses
+import hashlib
 import json
 import pathlib
 import sys
@@ -48,6 +49,7 @@ BINDINGS = {
     "x402/exact/lnbtc": t.X402_EXACT_LNBTC,
     "x402/exact/lnbtc/invoice-named": t.X402_EXACT_LNBTC_INVOICE_NAMED,
     "x402/exact/solana": t.X402_EXACT_SOLANA,
+    "x402/exact/stellar": t.X402_EXACT_STELLAR,
     "x402/upto/solana": t.X402_UPTO_SOLANA,
     "x402/batch-settlement/solana": t.X402_BATCH_SETTLEMENT_SOLANA,
     "x402/auth-capture/eip155/eip3009": t.X402_AUTH_CAPTURE_EIP155_EIP3009,
@@ -168,6 +170,16 @@ def ed25519_signature(seed, message):
     try:
         key = Ed25519PrivateKey.from_private_bytes(bytes.fromhex(seed.removeprefix("0x")))
         return "0x" + key.sign(bytes.fromhex(message.removeprefix("0x"))).hex()
+    except (AttributeError, TypeError, ValueError):
+        return None
+
+
+def stellar_preimage(value):
+    """A stellar-auth request's preimage: the reference's bytes, or `0x` hex as a request written to JSON holds it."""
+    if isinstance(value, bytes):
+        return value
+    try:
+        return bytes.fromhex(value.removeprefix("0x"))
     except (AttributeError, TypeError, ValueError):
         return None
 
@@ -320,6 +332,10 @@ def answer_of(spec, request):
         sign = spec["$sign"]
         if isinstance(request, dict) and request.get("kind") == "solana-message":
             got = ed25519_signature(sign["key"], request.get("message"))  # the key as an ed25519 seed
+        elif isinstance(request, dict) and request.get("kind") == "stellar-auth":
+            # A Soroban authorization entry: the key as an ed25519 seed signs SHA-256 of the preimage.
+            preimage = stellar_preimage(request.get("preimage"))
+            got = None if preimage is None else ed25519_signature(sign["key"], "0x" + hashlib.sha256(preimage).hexdigest())
         elif isinstance(request, dict) and request.get("kind") == "ed25519-raw":
             # The Solana session's proof: the key as an ed25519 seed, in base58.
             sig = ed25519_signature(sign["key"], request.get("message"))

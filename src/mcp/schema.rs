@@ -213,11 +213,12 @@ pub(crate) fn pairing_inputs(specs: &[InputSpec], shared: &[&str]) -> Value {
 
 /// For a tool that names a pairing and takes the buyer's inputs: one `if`/`then` per built pairing that takes any
 /// input, the inputs held to that pairing's specs ([`pairing_inputs`]) where the `pairing` member is its id, and
-/// `inputs` itself required where the pairing requires one of them (the gate reads absent inputs as `{}`). A pairing
-/// that takes no input has no entry: the merged properties are all it is held to, and it ignores every member.
+/// `inputs` itself required where the pairing requires one of them (the gate reads absent inputs as `{}`). Pairings
+/// held to the same `then` share one entry, its `if` naming their ids (`enum`; `const` for one). A pairing that takes
+/// no input has no entry: the merged properties are all it is held to, and it ignores every member.
 fn per_pairing(pairing: &str, inputs: &str, pairing_required: bool) -> Vec<Value> {
     let shared = agreed_forms();
-    let mut out = Vec::new();
+    let mut groups: Vec<(Map<String, Value>, Vec<&str>)> = Vec::new();
     for (id, pairing_specs) in REGISTRY.iter().filter_map(|e| e.pairing().map(|p| (e.id, p.inputs()))) {
         let needs_inputs = pairing_specs.iter().any(|s| s.required && s.offered.is_none());
         let held = pairing_inputs(pairing_specs, &shared);
@@ -229,8 +230,19 @@ fn per_pairing(pairing: &str, inputs: &str, pairing_required: bool) -> Vec<Value
         if needs_inputs {
             then.insert("required".into(), json!([inputs]));
         }
+        match groups.iter_mut().find(|(t, _)| *t == then) {
+            Some((_, ids)) => ids.push(id),
+            None => groups.push((then, vec![id])),
+        }
+    }
+    let mut out = Vec::with_capacity(groups.len());
+    for (then, ids) in groups {
+        let named = match ids.as_slice() {
+            [one] => json!({"const": one}),
+            several => json!({"enum": several}),
+        };
         // Where the tool requires the pairing, an `if` without it is never the one that decides.
-        let mut when = json!({"properties": {pairing: {"const": id}}});
+        let mut when = json!({"properties": {pairing: named}});
         if !pairing_required && let Value::Object(w) = &mut when {
             w.insert("required".into(), json!([pairing]));
         }
@@ -448,13 +460,32 @@ mod tests {
                 .filter(|p| p.inputs().iter().any(|s| (s.required && s.offered.is_none()) || !shared.contains(&s.name)))
                 .collect();
             assert!(!takers.is_empty());
-            assert_eq!(each.len(), takers.len());
-            for (entry, pairing) in each.iter().zip(&takers) {
-                let mut when = json!({"properties": {"pairing": {"const": pairing.id()}}});
+            assert!(each.len() <= takers.len());
+            // The ids each entry's `if` names: its `const`, or its `enum`.
+            let names = |entry: &Value| -> Vec<String> {
+                let named = &entry["if"]["properties"]["pairing"];
+                let ids = named
+                    .get("enum")
+                    .and_then(Value::as_array)
+                    .cloned()
+                    .unwrap_or_else(|| vec![named["const"].clone()]);
+                ids.iter().map(|i| i.as_str().unwrap().to_owned()).collect()
+            };
+            // Every taker is named, once, and nothing else is.
+            let mut named: Vec<String> = each.iter().flat_map(names).collect();
+            let mut ids: Vec<String> = takers.iter().map(|p| p.id().to_owned()).collect();
+            named.sort();
+            ids.sort();
+            assert_eq!(named, ids);
+            for pairing in &takers {
+                let found: Vec<&Value> = each.iter().filter(|e| names(e).contains(&pairing.id().to_owned())).collect();
+                assert_eq!(found.len(), 1, "{} named once", pairing.id());
+                let entry = found[0];
                 if !pairing_required {
-                    when["required"] = json!(["pairing"]);
+                    assert_eq!(entry["if"]["required"], json!(["pairing"]));
+                } else {
+                    assert!(entry["if"].get("required").is_none());
                 }
-                assert_eq!(entry["if"], when);
                 let held = &entry["then"]["properties"]["inputs"];
                 assert_eq!(held, &pairing_inputs(pairing.inputs(), &shared));
                 let required: Vec<&str> =

@@ -50,6 +50,8 @@ mod receipt;
 pub(crate) mod session_within;
 #[cfg(feature = "solana")]
 pub(crate) mod solana;
+#[cfg(feature = "stellar")]
+pub(crate) mod stellar;
 pub(crate) mod stripe;
 #[cfg(feature = "tempo")]
 pub(crate) mod tempo;

@@ -6,5 +6,7 @@ pub mod evm;
 pub mod lightning;
 #[cfg(feature = "solana")]
 pub mod solana;
+#[cfg(feature = "stellar")]
+pub mod stellar;
 #[cfg(feature = "tempo")]
 pub mod tempo;

@@ -202,6 +202,11 @@ const CODES: &[(Reason, &str)] = &[
     (Reason::MandateAmbiguous, "ap2/mandate-ambiguous"),
     (Reason::CheckoutNotLatest, "ap2/checkout-not-latest"),
     (Reason::CheckoutHashMismatch, "ap2/checkout-hash-mismatch"),
+    (Reason::NotOneTransfer, "stellar/not-one-transfer"),
+    (Reason::NoAddressAuth, "stellar/no-address-auth"),
+    (Reason::AssetMismatch, "stellar/asset-mismatch"),
+    (Reason::AmountMismatch, "stellar/amount-mismatch"),
+    (Reason::PayerMismatch, "stellar/payer-mismatch"),
 ];
 
 #[test]

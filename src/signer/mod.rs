@@ -27,13 +27,14 @@ impl SigningRequest {
         serde_json::to_value(self).unwrap_or(Value::Null)
     }
 
-    /// A zero answer of the kind's form (65 zero bytes in `0x` hex for `eip712`, 64 for `solana-message`; 64 zero
+    /// A zero answer of the kind's form (65 zero bytes in `0x` hex for `eip712`, 64 for `solana-message` and
+    /// `stellar-auth`; 64 zero
     /// bytes in base58 for `ed25519-raw`; a preimage of 64 zero hex digits for `bolt11-pay`), so a build can be
     /// completed and the channel it names read before anything is signed; `None` for a kind that has no such form.
     pub fn placeholder(&self) -> Option<String> {
         match self {
             Self::Eip712 { .. } => Some(format!("0x{}", "00".repeat(65))),
-            Self::SolanaMessage(_) => Some(format!("0x{}", "00".repeat(64))),
+            Self::SolanaMessage(_) | Self::StellarAuth(_) => Some(format!("0x{}", "00".repeat(64))),
             Self::Ed25519Raw(_) => Some("1".repeat(64)),
             Self::Bolt11Pay { .. } => Some("0".repeat(64)),
             _ => None,

@@ -11,6 +11,8 @@ pub mod evm;
 pub mod lightning;
 #[cfg(feature = "solana")]
 pub mod solana;
+#[cfg(feature = "stellar")]
+pub mod stellar;
 
 use std::borrow::Cow;
 

@@ -10,6 +10,8 @@ pub mod inputs;
 pub mod mpp_no_proof;
 #[cfg(feature = "mpp")]
 pub mod mpp_session_evm;
+#[cfg(all(feature = "stellar", feature = "mpp"))]
+mod mpp_stellar;
 pub mod quote;
 mod quote_malformed;
 mod quote_mpp;
@@ -18,6 +20,8 @@ pub mod x402_evm;
 pub mod x402_solana;
 #[cfg(feature = "solana")]
 mod x402_solana_bad;
+#[cfg(feature = "stellar")]
+pub mod x402_stellar;
 #[cfg(feature = "solana")]
 pub mod x402_upto_solana;
 #[cfg(feature = "solana")]
@@ -37,5 +41,9 @@ pub fn trials() -> Vec<Trial> {
     all.extend(x402_solana::trials());
     #[cfg(feature = "solana")]
     all.extend(x402_upto_solana::trials());
+    #[cfg(feature = "stellar")]
+    all.extend(x402_stellar::trials());
+    #[cfg(all(feature = "stellar", feature = "mpp"))]
+    all.extend(mpp_stellar::trials());
     all
 }

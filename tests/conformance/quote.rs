@@ -357,6 +357,16 @@ const CARRIED: &[(&str, &[(&str, &str)])] = &[
             ("/payee", "/payment/accepted/payTo"),
         ],
     ),
+    // The envelope is XDR (x402_stellar.rs reads its transfer back, and the build refuses any other): the payment
+    // echoes what it pays.
+    (
+        "x402/exact/stellar",
+        &[
+            ("/amount", "/payment/accepted/amount"),
+            ("/asset", "/payment/accepted/asset"),
+            ("/payee", "/payment/accepted/payTo"),
+        ],
+    ),
     // The opening transaction is bytes (batch_settlement_solana.rs reads it back): the payload names its terms.
     (
         "x402/batch-settlement/solana",

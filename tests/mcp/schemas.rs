@@ -123,7 +123,15 @@ async fn validators() -> Vec<(String, Validator)> {
     for tool in tools {
         let schema = Value::Object((*tool.input_schema).clone());
         let validator = jsonschema::draft202012::new(&schema).unwrap_or_else(|e| panic!("{}: {e}", tool.name));
-        let per_pairing = schema.get("allOf").and_then(Value::as_array).map_or(0, Vec::len);
+        // The pairings the `if`s name: an entry's `const`, or each of its `enum` (pairings held alike share one).
+        let per_pairing: usize = schema.get("allOf").and_then(Value::as_array).map_or(0, |each| {
+            each.iter()
+                .map(|e| {
+                    let named = &e["if"]["properties"]["pairing"];
+                    named.get("enum").and_then(Value::as_array).map_or(1, Vec::len)
+                })
+                .sum()
+        });
         // A pairing has its own `if`/`then` where it requires an input, or takes one whose form the pairings that
         // take it disagree on; any other input's form the merged properties already hold it to.
         let takers = built()

@@ -233,6 +233,36 @@ fn main() {
         put("mpp_header", name, text.as_bytes());
     }
 
+    // stellar_xdr: every envelope of the Stellar vector files (simulated, signed, V4build's, V4's malformed bytes,
+    // decoder-caps.json's) and decoder-caps.json's ScVals, as XDR bytes.
+    let x = vector_file("x402-exact-stellar.json");
+    let caps = vector_file("decoder-caps.json");
+    let mut xdrs: Vec<(String, &Value)> = vec![
+        ("V2-simulated".into(), &x["V2"]["simulatedXdr"]),
+        ("V2-signed".into(), &x["V2"]["expectEnvelope"]),
+        ("V3v2-simulated".into(), &x["V3v2"]["simulatedXdr"]),
+        ("V3v2-signed".into(), &x["V3v2"]["envelope"]),
+        ("plant".into(), &x["plant"]["envelope"]),
+    ];
+    for (i, row) in x["V4build"]["rows"].as_array().expect("rows").iter().enumerate() {
+        xdrs.push((format!("V4build-{i}"), &row["simulatedXdr"]));
+    }
+    for (i, row) in x["V4"].as_array().expect("rows").iter().enumerate() {
+        if let Some(e) = row.get("envelope") {
+            xdrs.push((format!("V4-{i}"), e));
+        }
+    }
+    for row in caps["scval"]["rows"].as_array().into_iter().chain(caps["scval"]["envelopes"].as_array()).flatten() {
+        xdrs.push((row["name"].as_str().expect("name").to_owned(), &row["xdr"]));
+    }
+    for (name, text) in xdrs {
+        // V4's malformed base64 is kept as its text's bytes.
+        let text = text.as_str().expect("base64");
+        let bytes = base64::Engine::decode(&base64::engine::general_purpose::STANDARD, text)
+            .unwrap_or_else(|_| text.as_bytes().to_vec());
+        put("stellar_xdr", &name, &bytes);
+    }
+
     // policy: the example policy file, as TOML and as the JSON its rules write.
     let example = include_str!("../../../examples/policy.toml");
     put("policy", "example-toml", example.as_bytes());
