@@ -17,18 +17,19 @@ use tokio_util::sync::CancellationToken;
 
 use crate::decline::{DeclineCode, Declined, Moved};
 use crate::fetch::{Fetch, Request};
-use crate::gate::approvals::approved_or_refused;
+use crate::gate::approvals::SOME_RULE;
 use crate::gate::atr::{IDENTITY, declared_over, is_identity, read_capped, trim_http};
 use crate::gate::ledger::{Failed, Ledger, Opened, Opening, entry};
 use crate::gate::{
     Agreement, AgreementPayment, AgreementReceipt, BuiltRequest, Options, Resumed, Resuming, ToApprove, ToSign,
     build_request, rebuild, sign_steps,
 };
+use crate::gate::{Allowed, PolicyRefusal};
 use crate::gate::{Answered, Role, journal_failed, spend_check};
 use crate::hash::{AtrHash, atr_hash, hash_equals};
 use crate::json::{Member, is_offered};
 use crate::link::{is_https_link, link_reason};
-use crate::pairing::{ChooseContext, Chosen, Pairing, choose_with_inputs};
+use crate::pairing::{ChooseContext, Chosen, Pairing, Quote, choose_with_inputs};
 use crate::payment::Payment;
 use crate::refusal::{Reason, Refusal};
 use crate::registry::x402_pairings;
@@ -556,6 +557,40 @@ async fn sign_agreement(
         Some(finished) => Ok(finished.signed),
         None => Err(Declined::new(DeclineCode::OfferUnreadable, "The agreement payment gave nothing to sign.").into()),
     }
+}
+
+/// For a payment no queue holds (an agreement payment): where the policy asks for a person, it is paid only with
+/// that very approval passed in Rust ([`Options::spend_approved`]); otherwise it declines `policy-refused`,
+/// `policy/approval-required`, before anything is signed.
+fn approved_or_refused(
+    pairing: &str,
+    account: &str,
+    h: &AtrHash,
+    spent: Option<&(Quote, Allowed)>,
+    options: &Options,
+) -> Result<(), Declined> {
+    let Some((quote, allowed)) = spent else { return Ok(()) };
+    if !allowed.needs_approval {
+        return Ok(());
+    }
+    let wanted = crate::gate::SpendApproval {
+        pairing: pairing.to_owned(),
+        account: account.to_owned(),
+        quote: quote.clone(),
+        purchase: options.purchase.clone(),
+        h: *h,
+    };
+    if options.spend_approved.as_ref() == Some(&wanted) {
+        return Ok(());
+    }
+    Err(PolicyRefusal::new(
+        Reason::ApprovalRequired,
+        format!(
+            "the agreement payment is above the policy's approval threshold ({}) and no approval of it was passed",
+            allowed.approval_rule.as_deref().unwrap_or(SOME_RULE)
+        ),
+    )
+    .declined())
 }
 
 #[cfg(test)]

@@ -375,7 +375,7 @@ pub(crate) struct Queued<'a> {
 }
 
 /// The rule a custom policy that names none is said to have asked with.
-const SOME_RULE: &str = "the spend policy's approval rule";
+pub(crate) const SOME_RULE: &str = "the spend policy's approval rule";
 
 /// The payment's queue, where it goes to one (see [`Queued`]).
 pub(crate) fn queued<'a>(options: &'a Options, spent: Option<&'a (Quote, Allowed)>) -> Option<Queued<'a>> {
@@ -440,41 +440,6 @@ impl Queued<'_> {
             .declined()),
         }
     }
-}
-
-#[cfg(feature = "x402")]
-/// For a payment no queue holds (an agreement payment): where the policy asks for a person, it is paid only with
-/// that very approval passed in Rust ([`Options::spend_approved`]); otherwise it declines `policy-refused`,
-/// `policy/approval-required`, before anything is signed.
-pub(crate) fn approved_or_refused(
-    pairing: &str,
-    account: &str,
-    h: &AtrHash,
-    spent: Option<&(Quote, Allowed)>,
-    options: &Options,
-) -> Result<(), Declined> {
-    let Some((quote, allowed)) = spent else { return Ok(()) };
-    if !allowed.needs_approval {
-        return Ok(());
-    }
-    let wanted = super::SpendApproval {
-        pairing: pairing.to_owned(),
-        account: account.to_owned(),
-        quote: quote.clone(),
-        purchase: options.purchase.clone(),
-        h: *h,
-    };
-    if options.spend_approved.as_ref() == Some(&wanted) {
-        return Ok(());
-    }
-    Err(PolicyRefusal::new(
-        Reason::ApprovalRequired,
-        format!(
-            "the agreement payment is above the policy's approval threshold ({}) and no approval of it was passed",
-            allowed.approval_rule.as_deref().unwrap_or(SOME_RULE)
-        ),
-    )
-    .declined())
 }
 
 impl Allowed {
