@@ -50,7 +50,10 @@ fuzz_target!(|data: &[u8]| {
         decode_envelope(&bytes).expect("the signed envelope decodes");
         let (after, again) = read_signed_transfer(Some(&Value::String(written)), network, false).expect("read back");
         assert_eq!(again, *agrees);
-        assert_eq!((&after.asset, &after.source, &after.to, after.amount), (&before.asset, &before.source, &before.to, before.amount));
+        assert_eq!(
+            (&after.asset, &after.source, &after.to, after.amount),
+            (&before.asset, &before.source, &before.to, before.amount)
+        );
         assert_eq!(after.auth.as_ref().map(|a| a.expiration), Some(1000));
     }
 });
