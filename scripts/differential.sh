@@ -48,6 +48,11 @@ if v != "0.4.0":
 PY
 mkdir -p "$out"
 
+# The secp256k1 XRPL keys tests/xrpl.rs compares with the crate: derived and signed again by the reference's own curve
+# code, they must be the file's bytes (no vector row holds such a key).
+"$venv/bin/python" scripts/differential/xrpl_keys.py | diff -u tests/xrpl/secp256k1.json - \
+  || { echo "tests/xrpl/secp256k1.json is not what the reference derives and signs" >&2; exit 1; }
+
 # The crate's runner (the dev profile, which `cargo test` has already built), and the pairings this build has: the
 # generator must cover exactly those.
 cargo build --quiet --features local-signer --example differential

@@ -72,6 +72,8 @@ mod local;
 mod local_ed25519;
 #[cfg(all(feature = "local-signer", feature = "stellar"))]
 mod local_stellar;
+#[cfg(all(feature = "local-signer", feature = "xrpl"))]
+mod local_xrpl;
 #[cfg(feature = "mcp")]
 #[cfg_attr(docsrs, doc(cfg(feature = "mcp")))]
 pub mod mcp;
@@ -137,6 +139,8 @@ pub use local_ed25519::{SolanaKey, SolanaSigner};
 #[cfg(all(feature = "local-signer", feature = "stellar"))]
 #[cfg_attr(docsrs, doc(cfg(all(feature = "local-signer", feature = "stellar"))))]
 pub use local_stellar::{StellarKey, StellarSigner};
+#[cfg(all(feature = "local-signer", feature = "xrpl"))]
+pub use local_xrpl::{XrplKey, XrplSigner};
 pub use pairing::{ChannelHold, Chosen, InputSpec, Pairing, Quote, Refund};
 pub use payment::Payment;
 pub use refusal::{Reason, Refusal};

@@ -283,6 +283,35 @@ reasons! {
     CarrierMismatch => "carrier-mismatch",
     /// Solana: no Memo instruction of the transaction holds an LCP string (MPP's Solana charge).
     NoCarrier => "no-carrier",
+    /// XRPL: a signed blob that is not hex, does not decode in its canonical form within the caps, or lacks its
+    /// transaction type or account.
+    BlobMalformed => "blob-malformed",
+    /// XRPL: a signed blob over 4096 hex digits.
+    BlobTooLarge => "blob-too-large",
+    /// XRPL: a multi-signed blob (the payer signs with a single key).
+    Multisigned => "multisigned",
+    /// XRPL: the blob's `NetworkID` is not what a node of the payment's network takes.
+    NetworkMismatch => "network-mismatch",
+    /// XRPL: the signed transaction is not a Payment.
+    NotPayment => "not-payment",
+    /// XRPL: the signed Payment carries no `InvoiceID`.
+    NoInvoiceId => "no-invoice-id",
+    /// XRPL: the option's `extra.invoiceId` is not an LCP string.
+    CarrierNotLcp => "carrier-not-lcp",
+    /// XRPL: an MPP XRPL request carries `methodDetails.memos`, which the build does not write.
+    MemosNotCarried => "memos-not-carried",
+    /// XRPL: an MPP XRPL session request whose `currency` is not `XRP` (a channel holds XRP only).
+    CurrencyNotXrp => "currency-not-xrp",
+    /// XRPL: a session's opening is not a PaymentChannelCreate, or lacks the source, destination or sequence its
+    /// channel id is made from.
+    NotChannelCreate => "not-channel-create",
+    /// XRPL: a session's opening carries no memo holding an LCP string.
+    NoMemo => "no-memo",
+    /// XRPL (ours): a session claim above the drops the channel's opening deposits, which the ledger would not pay.
+    ClaimAboveDeposit => "claim-above-deposit",
+    /// XRPL (ours): the signed transaction is not the one built (another destination, amount, fee, sequence, last
+    /// ledger, memo or field), or a presented one pays another destination or amount than its option.
+    TxMismatch => "tx-mismatch",
     /// Solana: a credential of type `bundle` holds no transaction.
     BundleEmpty => "bundle-empty",
     /// Solana: a durable-nonce message names its nonce account through an address lookup table.

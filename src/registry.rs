@@ -173,6 +173,8 @@ fn implementation(id: &str) -> Option<&'static dyn Pairing> {
         crate::x402::stellar::ID => Some(&crate::x402::stellar::PAIRING),
         #[cfg(all(feature = "mpp", feature = "stellar"))]
         crate::mpp::stellar::ID => Some(&crate::mpp::stellar::PAIRING),
+        #[cfg(all(feature = "x402", feature = "xrpl"))]
+        crate::x402::xrpl::ID => Some(&crate::x402::xrpl::PAIRING),
         #[cfg(all(feature = "x402", feature = "lightning"))]
         crate::x402::lightning::LNBTC => Some(&crate::x402::lightning::LNBTC_PAIRING),
         #[cfg(all(feature = "x402", feature = "lightning"))]
@@ -209,6 +211,10 @@ fn implementation(id: &str) -> Option<&'static dyn Pairing> {
         crate::mpp::solana::USDC_SOLANA => Some(&crate::mpp::solana::USDC_SOLANA_PAIRING),
         #[cfg(all(feature = "mpp", feature = "solana"))]
         crate::mpp::solana::session::ID => Some(&crate::mpp::solana::session::PAIRING),
+        #[cfg(all(feature = "mpp", feature = "xrpl"))]
+        crate::mpp::xrpl::CHARGE => Some(&crate::mpp::xrpl::CHARGE_PAIRING),
+        #[cfg(all(feature = "mpp", feature = "xrpl"))]
+        crate::mpp::xrpl::session::ID => Some(&crate::mpp::xrpl::session::PAIRING),
         #[cfg(all(feature = "mpp", feature = "tempo"))]
         crate::mpp::tempo::memo::MEMO => Some(&crate::mpp::tempo::memo::PAIRING),
         #[cfg(all(feature = "mpp", feature = "tempo"))]
@@ -458,6 +464,11 @@ mod tests {
         // ACP's delegated checkout: the allowance's values (max_amount, currency, merchant_id, expires_at).
         #[cfg(feature = "checkout")]
         want.push("acp/checkout/delegated");
+        // The XRPL pairings: the buyer's fee, sequence and last ledger.
+        #[cfg(all(feature = "x402", feature = "xrpl"))]
+        want.push("x402/exact/xrpl");
+        #[cfg(all(feature = "mpp", feature = "xrpl"))]
+        want.extend(["mpp/charge/xrpl", "mpp/session/xrpl"]);
         want.sort_by_key(|id| REGISTRY.iter().position(|e| e.id == *id));
         assert_eq!(takers, want);
     }

@@ -4,7 +4,8 @@
 //! plant of another H's salt, the refusals of the file that concern Solana, a session opened by `transact`, paid in
 //! and closed through the gate's channel steps, and the bad input of issue 14, each code the reference's
 //! (integraledger-terms 0.4.0, run on the same input). Every key of the file is run here or listed by name (in
-//! [`every_key_is_run_or_listed`], and as ignored tests for the Hedera and XRPL rows, whose pairings are not built).
+//! [`every_key_is_run_or_listed`], and as ignored tests for the Hedera rows, whose pairing is not built, and the XRPL
+//! rows, run in `tests/xrpl_session.rs`).
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::indexing_slicing, clippy::panic, missing_docs)]
 
 mod support;
@@ -485,11 +486,11 @@ fn every_key_is_run_or_listed() {
             ("HS3", "mpp/session/hedera, not built"),
             ("HS4", "mpp/session/hedera, not built"),
             ("HS5", "mpp/session/hedera, not built"),
-            ("XS1", "mpp/session/xrpl, not built"),
-            ("XS2", "mpp/session/xrpl, not built"),
-            ("XS3", "mpp/session/xrpl, not built"),
-            ("XS4", "mpp/session/xrpl, not built"),
-            ("XS5", "mpp/session/xrpl, not built"),
+            ("XS1", "mpp/session/xrpl: tests/xrpl_session.rs"),
+            ("XS2", "mpp/session/xrpl: tests/xrpl_session.rs"),
+            ("XS3", "mpp/session/xrpl: tests/xrpl_session.rs"),
+            ("XS4", "mpp/session/xrpl: tests/xrpl_session.rs"),
+            ("XS5", "mpp/session/xrpl: tests/xrpl_session.rs"),
             ("SV4", "the verifier's status read of a landed close, not the buyer's"),
         ],
     );
@@ -505,7 +506,7 @@ fn hedera_rows() {
 }
 
 #[test]
-#[ignore = "not run: mpp/session/xrpl is not built"]
+#[ignore = "not run here: mpp/session/xrpl's rows are run in tests/xrpl_session.rs"]
 fn xrpl_rows() {
     for key in ["XS1", "XS2", "XS3", "XS4", "XS5", "/SS1/xrpl", "/plants/xrpl"] {
         let pointer = if key.starts_with('/') { key.to_owned() } else { format!("/{key}") };

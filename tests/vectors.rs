@@ -986,7 +986,10 @@ fn main() {
             "BS1" | "BS2" => trials.push(Trial::test(label, move || conformance::x402_stellar::buyer_bs(&row))),
             #[cfg(not(feature = "stellar"))]
             "BS1" | "BS2" => trials.push(ignored(&label, "the Stellar family is not in this build")),
-            "BX1" => trials.push(ignored(&label, "later work: the MPP session family")),
+            "BX1" => trials.push(ignored(
+                &label,
+                "run in tests/xrpl_session.rs (buyer_json_bx1), which has the mpp and xrpl features",
+            )),
             other => trials.push(Trial::test(label, {
                 let other = other.to_owned();
                 move || Err(format!("row {other} is neither run nor listed").into())

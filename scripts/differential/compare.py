@@ -100,14 +100,29 @@ Excluded classes (each a documented deliberate difference of the crate, counted 
    `offer-unreadable` `stellar/tx-malformed` (ours; docs/differences.md), where the reference bounds only the
    operation's arguments and the payer's entry and signs. Excluded only where the case's `simulatedXdr` is such a row
    and the crate's confirm (or transact) so declined; then its finish and the checks of that payment differ with it."""
+ - The XRPL pairings' signed blob held to the transaction built (ours; the reference reads the blob's network
+   only): the crate declines `signed-not-bound` `xrpl/tx-mismatch` where the wallet's blob is not the build (the
+   cases answer with the vector file's signed blobs, which no runner can re-sign: the reference has no XRPL
+   encoder), where the reference returns the payment or declines `signed-not-bound` at its own bound. Excluded only
+   in a finish or transact the crate so declined, with the reference's confirm request the crate's, and in the
+   checks of a payment the reference's finish made and the crate's did not.
+ - An XRPL address of a classic address's form whose base58check checksum fails, as an MPP XRPL request's
+   `recipient` or issuer: the crate's build refuses it (`offer-unreadable`, `mpp/request-malformed`: the binary codec
+   cannot write it, so no wallet is asked to sign it; ours), where the reference's filter reads the form only and hands
+   the wallet a transaction no XRPL encoder writes. Excluded only where the case's chosen request holds such an address
+   and the crate's confirm declined so; then its finish, transact and the checks of the payment differ with it."""
 
 import base64
 import calendar
 import hashlib
 import json
+import os
 import re
 import sys
 from collections import Counter, OrderedDict
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from compare_xrpl import XRPL_PAIRINGS, xrpl_bad_address, xrpl_tx_mismatch  # noqa: E402
 
 INTEGER_TYPE = re.compile(r"u?int(?:[1-9][0-9]*)?")
 
@@ -561,6 +576,15 @@ def excluded(case, path, peer=None, ours=None):
         declined = unconfirmed or any(transaction_check(case, ["finish", j], ours) for j in finishes)
         if ours.get("checks", [None])[path[1]] is None and declined:
             return "the signed transaction's call and nonce, and the accountNonce input (ours)"
+    if path and path[0] in ("confirm", "finish", "transact", "checks") and xrpl_bad_address(case, ours):
+        return "an XRPL address whose checksum fails (the crate's build refuses it, ours)"
+    if path and xrpl_tx_mismatch(case, path, peer, ours):
+        return "the XRPL blob held to the transaction built (xrpl/tx-mismatch, ours)"
+    if len(path) > 1 and path[0] == "checks" and case.get("pairing") in XRPL_PAIRINGS:
+        finishes = range(len(case.get("finish", [])))
+        declined = any(xrpl_tx_mismatch(case, ["finish", j], peer, ours) for j in finishes)
+        if case["checks"][path[1]].get("presented") == "$signed" and declined and ours.get("checks", [None])[path[1]] is None:
+            return "the XRPL blob held to the transaction built (xrpl/tx-mismatch, ours)"
     if mpp and path and unreadable_gateway(case, ours):
         return "a Gateway burn to a network the crate's bound cannot read (no payable option, ours)"
     if mpp and huge_slot(case, path, ours):

@@ -54,6 +54,7 @@ X402 = [
     "x402/exact/stellar",
     "x402/upto/eip155/permit2",
     "x402/upto/solana",
+    "x402/exact/xrpl",
 ]
 PAIRINGS = X402 + mpp.PAIRINGS + card.PAIRINGS + checkout.PAIRINGS
 # Built pairings this generator does not cover yet, each with why; differential.sh prints them on every run, so the
@@ -77,7 +78,11 @@ FILES = {
     "x402/exact/stellar": "x402-exact-stellar.json",
     "x402/upto/eip155/permit2": "x402-upto-eip155-permit2.json",
     "x402/upto/solana": "x402-upto-solana.json",
+    "x402/exact/xrpl": "x402-exact-xrpl.json",
 }
+# Pairings whose payer signs an XRPL transaction (xrpl-tx): neither runner encodes one (the reference has no XRPL
+# encoder), so every case answers with a signed blob as given, B6's (the file's V2 Payment) or another of the file.
+XRPL = {"x402/exact/xrpl"}
 # Pairings whose payer signs with an ed25519 key (the runners sign a solana-message request's message with it).
 ED25519 = {"x402/exact/solana", "x402/upto/solana", "x402/batch-settlement/solana", "x402/exact/stellar"}
 # Pairings whose payer's ed25519 key signs a stellar-auth request (SHA-256 of its preimage).
@@ -172,6 +177,11 @@ def bases():
         if pairing in LIGHTNING:
             # The node's answer to the bolt11-pay request: B6's preimage.
             out[pairing].preimage = payload["preimage"]
+        if pairing in XRPL:
+            # The file's signed blobs: B6's (V2's Payment, what the unmutated case builds), then the others.
+            f = load(FILES[pairing])
+            out[pairing].blob = payload["signedTxBlob"]
+            out[pairing].blobs = [f["V3"]["blob"], f["plant"]["blob"]] + [r["blob"] for r in f["multisigned"]["rows"]]
         if pairing in ED25519:
             # The payer's ed25519 seed: a `$sign` of a solana-message request is that key's signature of the message.
             fixed = load(FILES[pairing])["fixed"]
@@ -331,6 +341,8 @@ def default_answers(base):
         return [copy.deepcopy(base.erc7710)]
     if base.pairing in LIGHTNING:
         return [base.preimage]
+    if base.pairing in XRPL:
+        return [base.blob]
     return [sign(key=base.key)]
 
 
@@ -372,6 +384,8 @@ class Builder:
             spec["agreementSigner"] = {"account": EVM_ACCOUNT, "key": PAYER_KEY}
         if self.base.pairing in LIGHTNING:
             spec["answers"] = {"bolt11-pay": self.base.preimage}
+        if self.base.pairing in XRPL:
+            spec["answers"] = {"xrpl-tx": self.base.blob}
         self.case["transact"] = spec
         return self
 
@@ -874,6 +888,12 @@ def answers(rng, b):
         elif base.pairing in LIGHTNING:
             ans = [rng.choice(PREIMAGES(base.preimage))] if r < 0.85 else rng.choice([[], [base.preimage] * 2])
             names.append(f"preimage answers {compact(ans)[:40]}")
+        elif base.pairing in XRPL:
+            blob = base.blob
+            ans = [rng.choice([blob, blob.lower(), "0x" + blob, blob[:-2], blob + "00", "", 7, None, *base.blobs])]
+            if r > 0.9:
+                ans = rng.choice([[], [blob, blob]])
+            names.append(f"blob answers {compact(ans)[:40]}")
         elif base.erc7710 is not None:
             if r < 0.8:
                 name, a = erc7710_variants(rng, base.erc7710)

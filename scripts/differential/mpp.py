@@ -49,10 +49,12 @@ PAIRINGS = [
     "mpp/charge/usdc/evm",
     "mpp/charge/usdc/gateway",
     "mpp/charge/usdc/solana",
+    "mpp/charge/xrpl",
     "mpp/session/evm",
     "mpp/session/lightning",
     "mpp/session/solana",
     "mpp/session/tempo",
+    "mpp/session/xrpl",
     "mpp/subscription/stripe",
     "mpp/subscription/tempo",
 ]
@@ -71,10 +73,12 @@ FILES = {
     "mpp/charge/usdc/evm": "mpp-charge-usdc-evm.json",
     "mpp/charge/usdc/gateway": "mpp-charge-usdc-gateway.json",
     "mpp/charge/usdc/solana": "mpp-charge-usdc-solana.json",
+    "mpp/charge/xrpl": "mpp-charge-xrpl.json",
     "mpp/session/evm": "mpp-session-evm.json",
     "mpp/session/lightning": "mpp-session-lightning.json",
     "mpp/session/solana": "mpp-session-hedera-solana-xrpl.json",
     "mpp/session/tempo": "mpp-session-tempo.json",
+    "mpp/session/xrpl": "mpp-session-hedera-solana-xrpl.json",
     "mpp/subscription/stripe": "mpp-subscription-stripe.json",
     "mpp/subscription/tempo": "mpp-subscription-tempo.json",
 }
@@ -93,6 +97,18 @@ ED25519 = {"mpp/charge/solana", "mpp/charge/usdc/solana"}
 # file's B6 payload, SV2's opening); in operator mode the payer's key then signs the session proof (ed25519-raw, a
 # `$sign` of the same seed, answered in base58).
 SOL_SESSION = "mpp/session/solana"
+# The XRPL charge: neither runner encodes an XRPL transaction (the reference has no XRPL encoder), so its answers are
+# the file's signed blobs as given: B6's (V3's Payment, what the fixture builds) or another.
+XRPL_CHARGE = "mpp/charge/xrpl"
+# The XRPL session: the wallet answers its xrpl-session-open request {signedBlob, claimSignature}, the file's B6
+# opening (XS2's PaymentChannelCreate, whose claim signature the file leaves as "00") or another.
+XRPL_SESSION = "mpp/session/xrpl"
+
+
+def xrpl_open(base, blob=None, signature=None):
+    p = base.presented["payload"]
+    return {"signedBlob": p["transaction"] if blob is None else blob,
+            "claimSignature": p["signature"] if signature is None else signature}
 ORDER = ["realm", "method", "intent", "request", "expires", "id", "opaque"]
 
 
@@ -269,6 +285,10 @@ def default_answers(base, inputs=None):
         return [mpp_tempo.digest(PAYER_KEY)]
     if p in LIGHTNING:
         return [base.presented["payload"]["preimage"]]
+    if p == XRPL_CHARGE:
+        return [base.presented["payload"]["blob"]]
+    if p == XRPL_SESSION:
+        return [xrpl_open(base)]
     return []
 
 
@@ -287,6 +307,10 @@ def wallet_answers(base):
         return {"bolt11-pay": base.presented["payload"]["preimage"]}
     if base.pairing in ED25519:
         return {"solana-message": sign(key=base.key)}
+    if base.pairing == XRPL_CHARGE:
+        return {"xrpl-tx": base.presented["payload"]["blob"]}
+    if base.pairing == XRPL_SESSION:
+        return {"xrpl-session-open": xrpl_open(base)}
     if base.pairing == SOL_SESSION:
         return {"solana-session-open": copy.deepcopy(base.presented["payload"]), "ed25519-raw": sign(key=base.key)}
     out = {"evm-calls": SESSION_HASH}

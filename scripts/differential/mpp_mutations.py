@@ -293,6 +293,36 @@ FIELDS = {
     ],
 }
 
+# The XRPL charge's request: what its filter and build read (the recipient, the currency in its three forms, the
+# amount, the network, the invoiceId, the tags, memos).
+XRPL_PAYEE = "rpjfAeE3DeeHPFnN2PgGFW5YxnZFAjrEyN"
+XRPL_ISSUER = "rPPdduC9MRTrXZP1J7MQyEKKEYiFigWZ6Q"
+FIELDS["xrpl"] = [
+    (("amount",), AMOUNTS + ["1.5", "0.0", "1000000", str(2**64), str(2**64 - 1), "1" + "0" * 40, "1." + "1" * 41]),
+    (("currency",), ["XRP", "xrp", "", None, 5, {"currency": "USD", "issuer": XRPL_ISSUER},
+                     {"currency": "XRP", "issuer": XRPL_ISSUER}, {"currency": "USD"}, {"currency": "US", "issuer": XRPL_ISSUER},
+                     {"currency": "0158415500000000C1F76FF6ECB0BAC600000000", "issuer": XRPL_ISSUER},
+                     {"mpt_issuance_id": "00" * 24}, {"mpt_issuance_id": "00" * 23}, {"currency": "USD", "issuer": "r1"}]),
+    (("recipient",), ["", None, 5, XRPL_ISSUER, "rpjfAeE3DeeHPFnN2PgGFW5YxnZFAjrEyM", "r" + "1" * 24, PAYER]),
+    (("methodDetails", "network"), ["mainnet", "testnet", "devnet", "localnet", "", None, 5]),
+    (("methodDetails", "invoiceId"), [None, "", "ab" * 32, "BA7816BF8F01CFEA414140DE5DAE2223B00361A396177A9CB410FF61F20015AD".lower(),
+                                      "BA78", "gg" * 32, 5]),
+    (("methodDetails", "destinationTag"), [7, 7.0, 7.5, -1, 2**32, 2**32 - 1, "7", None]),
+    (("methodDetails", "sourceTag"), [7, 2**32, "7", None]),
+    (("methodDetails", "memos"), [[], None, [{"Memo": {"MemoData": "00"}}]]),
+    (("methodDetails",), [None, [], "x", {}]),
+]
+
+FIELDS["xrpl-session"] = [
+    (("amount",), AMOUNTS + ["0", "100", str(2**64), str(2**64 - 1), "1.5", 100]),
+    (("currency",), ["XRP", "xrp", "", None, 5, {"currency": "USD", "issuer": XRPL_ISSUER}]),
+    (("recipient",), ["", None, 5, XRPL_ISSUER, "rpjfAeE3DeeHPFnN2PgGFW5YxnZFAjrEyM", PAYER]),
+    (("channelId",), ["", None, "7FEED84DE7A40383F2CE4FCFC272CDB1816F255374F9110A75C6133CF776F167", 5]),
+    (("methodDetails", "network"), ["mainnet", "testnet", "devnet", "localnet", "", None, 5]),
+    (("methodDetails", "channelId"), ["", None, "ab" * 32]),
+    (("methodDetails",), [None, [], "x", {}]),
+]
+
 # The Solana session's request: the keys the filter reads, the network, the slot, the voucher signer and its operator
 # (the fee payer's key, which SV5 names), and a channel named.
 SOL_FEE_PAYER = "9hSR6S7WPtxmTojgo6GG3k4yDPecgJY292j7xrsUGWBu"
@@ -347,6 +377,10 @@ def family(pairing):
         return "tempo-session"
     if pairing == mpp_tempo.SUBSCRIPTION:
         return "tempo-subscription"
+    if pairing == "mpp/charge/xrpl":
+        return "xrpl"
+    if pairing == "mpp/session/xrpl":
+        return "xrpl-session"
     return "stripe"
 
 
@@ -661,6 +695,17 @@ INPUTS = {
     "authorizedSigner": [None, ANVIL_1, "0x12", "", 5, "0x" + "0" * 40],
     "accountNonce": [0, 7, -1, 1.5, "7", 2**53, 2**53 - 1, None],
     "x": [1, None, "y"],
+    "xrpl": [None, {}, "x", {"publicKey": "ED06", "settleDelay": 3600, "fee": "12", "sequence": 7, "lastLedgerSequence": 1000},
+             {"publicKey": "0xED06", "settleDelay": -1, "fee": "12", "sequence": 7, "lastLedgerSequence": 1000},
+             {"publicKey": "0xED06", "settleDelay": 2**32, "fee": "12", "sequence": 7, "lastLedgerSequence": 1000},
+             {"publicKey": "0xED06", "settleDelay": 1, "fee": "012", "sequence": 7, "lastLedgerSequence": 1000},
+             {"publicKey": "0xED06", "settleDelay": 1, "fee": "12", "sequence": 7, "lastLedgerSequence": 1000,
+              "cancelAfter": 533171558},
+             {"publicKey": "0x", "settleDelay": 1, "fee": "12", "sequence": 7, "lastLedgerSequence": 1000},
+             {"publicKey": "0xZZ", "settleDelay": 1, "fee": "12", "sequence": 7.5, "lastLedgerSequence": 1000}],
+    "fee": [None, "12", "0", "012", "", 12, "-1", str(2**64), "1" * 20, "1.5"],
+    "sequence": [None, 7, 0, -1, 2**32, 2**32 - 1, 7.0, 7.5, "7"],
+    "lastLedgerSequence": [None, 1000, 0, -1, 2**32, 2**32 - 1, 1000.0, "1000"],
     "clientId": mpp_tempo.CLIENT_IDS,
     "decimals": [None, 6, 6.0, -1, "6", 256, 255, 1.5],
     "tokenProgram": [None, "TokenkegQfeZyiNwAJbNbGKPFXCWuBvf9Ss623VQ5DA", SOL_TOKEN_2022, "", 5, "x", SOL_PAYER],
@@ -684,6 +729,8 @@ PAIRING_INPUTS = {
     "mpp/charge/solana": ["decimals", "tokenProgram", "recentBlockhash", "computeUnitLimit", "computeUnitPrice", "x"],
     "mpp/charge/usdc/solana": ["decimals", "tokenProgram", "recentBlockhash", "computeUnitLimit", "computeUnitPrice",
                                "x"],
+    "mpp/charge/xrpl": ["fee", "sequence", "lastLedgerSequence", "x"],
+    "mpp/session/xrpl": ["deposit", "xrpl", "xrpl", "x"],
 }
 
 
@@ -816,6 +863,24 @@ def answer_variants(rng, base):
             lit = rng.choice(LITERALS)
             return [funding, lit], f"voucher {compact(lit)[:30]}"
         return [rng.choice(HASHES), sign()], "a hash funding"
+    if p == "mpp/session/xrpl":
+        f = base.file
+        blob = base.presented["payload"]["transaction"]
+        lit = rng.choice([
+            [{"signedBlob": blob, "claimSignature": "00"}], [{"signedBlob": blob, "claimSignature": "AB" * 70}],
+            [{"signedBlob": blob, "claimSignature": ""}], [{"signedBlob": blob, "claimSignature": "0x00"}],
+            [{"signedBlob": blob}], [{"claimSignature": "00"}], [{"signedBlob": blob.lower(), "claimSignature": "00"}],
+            [{"signedBlob": f["XS5"]["blob"], "claimSignature": "00"}], [{"signedBlob": blob[:-2], "claimSignature": "00"}],
+            [{"signedBlob": 5, "claimSignature": "00"}], [blob], [None], [], [{"signedBlob": blob, "claimSignature": 5}],
+        ])
+        return lit, f"open answers {compact(lit)[:40]}"
+    if p == "mpp/charge/xrpl":
+        blob = base.presented["payload"]["blob"]
+        f = base.file
+        lit = rng.choice([[blob], [blob.lower()], ["0x" + blob], [blob[:-2]], [blob + "00"], [""], [None], [5],
+                          [f["V4"]["blob"]], [f["plant"]["blob"]], [f["multisigned"]["rows"][0]["blob"]],
+                          [{"blob": blob}], [blob, blob], []])
+        return lit, f"blob answers {compact(lit)[:40]}"
     if p in LIGHTNING:
         pre = base.presented["payload"]["preimage"]
         lit = rng.choice([[pre], [pre.upper()], ["0x" + pre], [pre[:-1]], [pre + "0"], ["11" * 32], ["gg" * 32], [""],

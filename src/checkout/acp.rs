@@ -38,14 +38,10 @@ const ALLOWANCE_MEMBERS: [&str; 6] =
 
 /// The allowance values the buyer gives.
 static INPUTS: [InputSpec; 4] = [
-    InputSpec::required(
-        "max_amount",
-        InputType::Integer,
-        "the most the allowance lets the seller charge, in minor units",
-    ),
+    InputSpec::required("max_amount", InputType::Integer, "the most the seller may charge, in minor units"),
     InputSpec::required("currency", InputType::String, "the allowance's currency, ISO 4217 in lower case (usd)")
         .with_format(InputFormat::NonEmpty),
-    InputSpec::required("merchant_id", InputType::String, "the merchant the allowance is for, as ACP names it")
+    InputSpec::required("merchant_id", InputType::String, "the merchant the allowance is for")
         .with_format(InputFormat::NonEmpty),
     InputSpec::required("expires_at", InputType::String, "when the allowance ends, an RFC 3339 date-time")
         .with_format(InputFormat::NonEmpty),

@@ -55,7 +55,7 @@ pub(crate) const DESCRIPTION: &str = "Sends an HTTP request and, on a 402, pays 
      carries it, every step is journaled, and the paid request is re-sent unchanged at most 3 times after a timeout \
      or a 5xx. Returns `response` (status, headers, body, at most 1 MiB), `receipt`, `paid`, `states` and \
      `recovery` (what to do next; null on success). A decline means nothing was paid. The same call again is the \
-     same purchase (its `Idempotency-Key` derives from method, URL, body and payer): re-sent, never signed twice. \
+     same purchase (see `headers`): re-sent, never signed twice. \
      Above the host policy's approval threshold it returns `pending-approval` with the approval's id and quote, \
      nothing signed: a person decides outside this server, and the same call made after approval pays once.";
 

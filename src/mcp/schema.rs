@@ -109,15 +109,16 @@ fn kind_schema(kind: Kind) -> Value {
     }
 }
 
-/// The name under `$defs` of an input's type and form: `string-hex20`, `string-decimal`, `integer`.
+/// The name under `$defs` of an input's type and form: a string's form alone (`hex20`, `decimal`, `nonempty`), the
+/// type alone where any value of it is taken (`string`, `integer`), else both (`integer-decimal`).
 fn form_name(spec: &InputSpec) -> String {
     let form = match spec.format {
-        InputFormat::Any => String::new(),
-        InputFormat::Hex(bytes) => format!("-hex{bytes}"),
-        InputFormat::Decimal => "-decimal".into(),
-        InputFormat::NonEmpty => "-nonempty".into(),
+        InputFormat::Any => return spec.ty.as_str().to_owned(),
+        InputFormat::Hex(bytes) => format!("hex{bytes}"),
+        InputFormat::Decimal => "decimal".into(),
+        InputFormat::NonEmpty => "nonempty".into(),
     };
-    format!("{}{form}", spec.ty.as_str())
+    if spec.ty == InputType::String { form } else { format!("{}-{form}", spec.ty.as_str()) }
 }
 
 /// An input's type and form as a JSON Schema: its JSON type (an integer within JSON's safe range, as the gate reads

@@ -55,26 +55,26 @@ fn unsealable() -> Fail {
 // ---------------------------------------------------------------------------------------------------------------
 // Definitions.
 
-const PAIRING: Field = field("pairing", Kind::Pairing, "The pairing: one of the protocol's 67 pairing ids.");
+const PAIRING: Field = field("pairing", Kind::Pairing, "The pairing's id.");
 const ATR: Field = field("atr", Kind::Base64, "The ATR's exact bytes: `atr.base64` as a tool returned it.");
 const INPUTS: Field = optional(
     "inputs",
     Kind::Inputs,
-    "The buyer's own values a pairing takes beside the offer (the properties; what each pairing requires is in \
-     allOf). Others are ignored. A decline ending in input-missing means one is absent or malformed.",
+    "The buyer's values a pairing takes beside the offer (what each requires: allOf). Others are ignored; a decline \
+     ending in input-missing names one absent or malformed.",
 );
 /// An in-channel payment holds the inputs to no pairing's specs, so its schema lists them without requiring any.
 const CHANNEL_INPUTS: Field = Field { kind: Kind::ChannelInputs, ..INPUTS };
 const APPROVED: Field = optional(
     "approved",
     Kind::Approved,
-    "The agreement payment you approved: `approve` exactly as it was returned. Pass it once; it is paid again on \
-     every call that carries it.",
+    "The agreement payment you approved: `approve` exactly as returned. Pass it once: every call that carries it \
+     pays it again.",
 );
 
 /// What a seller's payment request is, as the tools take it.
 const DOCUMENT: &str = "The seller's payment request as JSON: x402's PAYMENT-REQUIRED (base64 decoded); for MPP, \
-                        every `WWW-Authenticate: Payment` challenge of the 402 as an object of its parameters as sent \
+                        each `WWW-Authenticate: Payment` challenge of the 402 as an object of its parameters as sent \
                         (`request`, `opaque` still base64url).";
 
 const CONFIRM: [Field; 5] = [

@@ -41,7 +41,7 @@ pub(crate) static SESSION_METHOD: Method = Method { intent: "session", method: "
 const SESSION_INPUTS: &[InputSpec] = &[InputSpec::required(
     "returnInvoice",
     InputType::String,
-    "A BOLT11 invoice of the buyer's node, with no amount, that the session's close refunds to.",
+    "An amountless BOLT11 invoice of the buyer's node that the session's close refunds to.",
 )
 .with_format(InputFormat::NonEmpty)];
 

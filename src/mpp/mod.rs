@@ -46,7 +46,7 @@ pub(crate) mod nearintents;
 pub(crate) mod network;
 pub(crate) mod pieces;
 mod receipt;
-#[cfg(any(feature = "evm", feature = "solana"))]
+#[cfg(any(feature = "evm", feature = "solana", feature = "xrpl"))]
 pub(crate) mod session_within;
 #[cfg(feature = "solana")]
 pub(crate) mod solana;
@@ -56,6 +56,8 @@ pub(crate) mod stripe;
 #[cfg(feature = "tempo")]
 pub(crate) mod tempo;
 pub(crate) mod values;
+#[cfg(feature = "xrpl")]
+pub(crate) mod xrpl;
 
 #[cfg(test)]
 mod tests;

@@ -157,7 +157,7 @@ pub(crate) fn solana_network(d: &Object, required: bool) -> Result<String, Refus
 }
 
 /// MPP XRPL's `methodDetails.network`, which has no default: `xrpl/network-missing`, `xrpl/network-malformed`.
-fn xrpl_network(d: &Object) -> Result<String, Refusal> {
+pub(crate) fn xrpl_network(d: &Object) -> Result<String, Refusal> {
     let Some(name) = d.member("network") else { return Err(Refusal::new("xrpl", Reason::NetworkMissing)) };
     XRPL_NETWORKS
         .iter()

@@ -10,3 +10,5 @@ pub mod solana;
 pub mod stellar;
 #[cfg(feature = "tempo")]
 pub mod tempo;
+#[cfg(feature = "xrpl")]
+pub mod xrpl;

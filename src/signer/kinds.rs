@@ -194,8 +194,15 @@ signing_kinds! {
         SolanaSessionOpen = "solana-session-open",
         Ed25519Raw = "ed25519-raw",
         StellarAuth = "stellar-auth",
+        /// An XRPL transaction to sign (`x402/exact/xrpl`, `mpp/charge/xrpl`): `{txJson}`, in xrpl.js's field names;
+        /// answered with the signed blob, hex without `0x`.
         XrplTx = "xrpl-tx",
+        /// An XRPL session's opening (`mpp/session/xrpl`): `{txJson, claim: {channelId, drops, bytes}}`, the
+        /// PaymentChannelCreate and the first claim (its bytes `CLM\0`, the channel id and the drops, in `0x`
+        /// hex); answered `{signedBlob, claimSignature}`, hex without `0x`.
         XrplSessionOpen = "xrpl-session-open",
+        /// A claim in an XRPL session: `{channelId, drops, bytes}` (the bytes in `0x` hex); answered with the
+        /// signature, hex without `0x`.
         XrplClaim = "xrpl-claim",
         HederaBody = "hedera-body",
         HederaExecutor = "hedera-executor",

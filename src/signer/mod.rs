@@ -28,15 +28,24 @@ impl SigningRequest {
     }
 
     /// A zero answer of the kind's form (65 zero bytes in `0x` hex for `eip712`, 64 for `solana-message` and
-    /// `stellar-auth`; 64 zero
-    /// bytes in base58 for `ed25519-raw`; a preimage of 64 zero hex digits for `bolt11-pay`), so a build can be
-    /// completed and the channel it names read before anything is signed; `None` for a kind that has no such form.
+    /// `stellar-auth`; 64 zero bytes in base58 for `ed25519-raw`; a preimage of 64 zero hex digits for `bolt11-pay`;
+    /// 64 zero bytes in hex for `xrpl-claim`; for `xrpl-tx`, the transaction signed with a zero ed25519 key, `ED` and
+    /// 32 zero bytes, and 64 zero bytes of signature, in upper-case hex), so a build can be completed and the
+    /// channel it names read before anything is signed; `None` for a kind that has no such form.
     pub fn placeholder(&self) -> Option<String> {
         match self {
+            #[cfg(feature = "xrpl")]
+            Self::XrplTx(fields) => {
+                let mut tx = fields.get("txJson")?.as_object()?.clone();
+                tx.insert("SigningPubKey".into(), Value::String(format!("ED{}", "00".repeat(32))));
+                tx.insert("TxnSignature".into(), Value::String("00".repeat(64)));
+                Some(hex::encode_upper(crate::rail::xrpl::Tx::from_json(&tx).ok()?.encode()))
+            }
             Self::Eip712 { .. } => Some(format!("0x{}", "00".repeat(65))),
             Self::SolanaMessage(_) | Self::StellarAuth(_) => Some(format!("0x{}", "00".repeat(64))),
             Self::Ed25519Raw(_) => Some("1".repeat(64)),
             Self::Bolt11Pay { .. } => Some("0".repeat(64)),
+            Self::XrplClaim(_) => Some("00".repeat(64)),
             _ => None,
         }
     }

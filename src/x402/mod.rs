@@ -13,6 +13,8 @@ pub mod lightning;
 pub mod solana;
 #[cfg(feature = "stellar")]
 pub mod stellar;
+#[cfg(feature = "xrpl")]
+pub mod xrpl;
 
 use std::borrow::Cow;
 

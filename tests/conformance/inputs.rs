@@ -124,6 +124,14 @@ fn offering(case: &Case, spec: &InputSpec, member: &str) -> Result<Value, Failed
     Ok(doc)
 }
 
+/// Whether the option the row's document offers makes an optional input required: an XRPL x402 option transfers by
+/// sequence or by ticket (`extra.assetTransferMethod`), and the choice, as the reference's piece
+/// (`pieces/x402_exact_xrpl.py`'s inputs), refuses `x402/input-missing` without the one it names, before the fetch.
+fn required_by_the_option(case: &Case, name: &str) -> bool {
+    let ticket = case.doc["accepts"][0]["extra"]["assetTransferMethod"] == "ticketSequence";
+    case.pairing.id() == "x402/exact/xrpl" && name == if ticket { "ticketSequence" } else { "sequence" }
+}
+
 fn every_rule_declines(case: &Case) -> Outcome {
     let (doc, inputs) = (&case.doc, &case.inputs);
     takes(case, doc, inputs.clone(), "the row's inputs")?;
@@ -137,6 +145,9 @@ fn every_rule_declines(case: &Case) -> Outcome {
         }
         match (spec.required, spec.offered) {
             (true, _) => declines(case, doc, with(inputs, name, None), &format!("without {name}"))?,
+            (false, _) if required_by_the_option(case, name) => {
+                declines(case, doc, with(inputs, name, None), &format!("without {name}"))?;
+            }
             (false, _) => takes(case, doc, with(inputs, name, None), &format!("without {name}"))?,
         }
         if let Some(member) = spec.offered {

@@ -367,6 +367,16 @@ const CARRIED: &[(&str, &[(&str, &str)])] = &[
             ("/payee", "/payment/accepted/payTo"),
         ],
     ),
+    // The wallet signs the Payment's fields as xrpl.js names them (the build refuses a blob that is not exactly it).
+    (
+        "x402/exact/xrpl",
+        &[
+            ("/amount", "/request/txJson/Amount"),
+            ("/payee", "/request/txJson/Destination"),
+            ("/asset", "/payment/accepted/asset"),
+            ("/payee", "/payment/accepted/payTo"),
+        ],
+    ),
     // The opening transaction is bytes (batch_settlement_solana.rs reads it back): the payload names its terms.
     (
         "x402/batch-settlement/solana",

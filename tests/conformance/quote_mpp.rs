@@ -1,7 +1,8 @@
 //! The quote of every built MPP pairing, from the MPP vector files' own B2 documents: the chosen challenge's request
 //! says what is paid (`amount` of `currency` to `recipient`, for Stripe the `networkId` profile), on the network MPP
 //! names for it (for card and Stripe, which name none, `mpp:<method>`), under its intent, valid before its `expires`;
-//! and a hand-edited choice is refused by the quote with the refusal the build gives, never a panic.
+//! where the build hands the signer a request (the XRPL charge's Payment), the request carries the same; and a
+//! hand-edited choice is refused by the quote with the refusal the build gives, never a panic.
 
 use libtest_mimic::Failed;
 use serde_json::{Value, json};
@@ -40,7 +41,8 @@ pub(crate) fn cases() -> Vec<Case> {
         for row in file["buyer"]["rows"].as_array().into_iter().flatten().filter(|r| r["name"] == "B2") {
             let id = row["pairing"].as_str().unwrap_or_default();
             let Some(id) = built_ids().into_iter().find(|b| *b == id) else { continue };
-            // The pairings whose build is the payment (card, Stripe, NEAR Intents); the EVM and Tempo charges and the
+            // The pairings whose build is the payment (card, Stripe, NEAR Intents) and the XRPL charge, whose build
+            // hands the signer a Payment that carries the quote ([`SIGNED`]); the EVM and Tempo charges and the
             // Tempo subscription, whose build signs, have their quotes checked in tests/mpp_evm.rs, tests/mpp_tempo.rs
             // and tests/mpp_subscription_tempo.rs.
             if id.starts_with("mpp/charge/evm/")
@@ -99,10 +101,26 @@ pub(crate) fn quote_says_the_challenge(case: &Case) -> Outcome {
     eq("valid before", quote.valid_before, c.get("expires").map(|_| expires_unix(c)))?;
     eq("valid after", quote.valid_after, None)?;
     eq("deposit", quote.deposit, None)?;
+    if let Some((_, places)) = SIGNED.iter().find(|(id, _)| *id == case.pairing.id()) {
+        // The build hands the signer a transaction: it carries what the quote says.
+        let unsigned = case.pairing.build(&chosen, &case.atr, &case.h()).map_err(|r| r.code())?;
+        let request = json!({"request": unsigned.request().map_err(|r| r.code())?});
+        let quoted = serde_json::to_value(&quote).unwrap();
+        for (member, place) in *places {
+            let at = request.pointer(place).ok_or_else(|| format!("nothing at {place}"))?;
+            eq(&format!("{member} at {place}"), text(at), text(&quoted[member]))?;
+        }
+        return Ok(());
+    }
     // The build is the payment: it hands the signer nothing, and the quote is what the buyer pays by its own means.
     let built = case.pairing.build(&chosen, &case.atr, &case.h()).map(drop);
     eq("build", built.map_err(|r| r.is_nothing_to_sign()), Err(true))
 }
+
+/// The charges quoted here whose build hands the signer a request, and where that request carries the quote's
+/// members (the request's `amount` in drops of XRP, its `recipient`).
+const SIGNED: &[(&str, &[(&str, &str)])] =
+    &[("mpp/charge/xrpl", &[("amount", "/request/txJson/Amount"), ("payee", "/request/txJson/Destination")])];
 
 /// Values no member of a choice or a challenge holds as written.
 fn odd_values() -> Vec<Value> {
@@ -188,6 +206,7 @@ pub(crate) fn malformed_choices_are_refused_alike(case: &Case) -> Outcome {
         let built = no_panic(&format!("build, {what}"), || match case.pairing.build(&edited, &atr, &h) {
             Err(r) if r.is_nothing_to_sign() => Ok(()),
             Err(r) => Err(r.code()),
+            Ok(_) if SIGNED.iter().any(|(id, _)| *id == case.pairing.id()) => Ok(()),
             Ok(_) => Err("built something to sign".to_owned()),
         })?;
         if built.is_ok() && quoted.is_err() && amount_unreadable(&edited) {

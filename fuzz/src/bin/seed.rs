@@ -376,6 +376,30 @@ fn main() {
         put("discovery_a2a", &format!("row{i}"), &join(&[&bytes, task.as_bytes()]));
     }
 
+    // xrpl_decode: every XRPL blob of the vector files, as bytes (the signed Payments, the plant, the multi-signed
+    // rows, the strict-encoding rows, the session's openings and decoder-caps' xrpl rows).
+    let x402 = vector_file("x402-exact-xrpl.json");
+    let session = vector_file("mpp-session-hedera-solana-xrpl.json");
+    let caps = vector_file("decoder-caps.json");
+    let mut blobs: Vec<(String, &Value)> = vec![
+        ("V2".into(), &x402["V2"]["blob"]),
+        ("V3".into(), &x402["V3"]["blob"]),
+        ("plant".into(), &x402["plant"]["blob"]),
+        ("XS2".into(), &session["XS2"]["blob"]),
+        ("XS5".into(), &session["XS5"]["blob"]),
+    ];
+    for (key, rows) in [("multisigned", &x402["multisigned"]["rows"]), ("strict", &x402["strictEncoding"]["rows"])] {
+        for (i, r) in rows.as_array().expect("rows").iter().enumerate() {
+            blobs.push((format!("{key}{i}"), &r["blob"]));
+        }
+    }
+    for (i, r) in caps["xrpl"]["rows"].as_array().expect("rows").iter().enumerate() {
+        blobs.push((format!("caps{i}"), &r["blob"]));
+    }
+    for (name, blob) in blobs {
+        put("xrpl_decode", &name, &terms_fuzz::hex(blob.as_str().expect("a blob")));
+    }
+
     println!("wrote {count} seeds under {}", dir.display());
 }
 

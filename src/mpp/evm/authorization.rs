@@ -18,7 +18,7 @@ pub(crate) const ID: &str = "mpp/charge/evm/authorization";
 pub(crate) const TOKEN_DOMAIN: InputSpec = InputSpec::required(
     "tokenDomain",
     InputType::Object,
-    "The token's EIP-712 domain, {name, version} (USDC: {\"name\": \"USDC\", \"version\": \"2\"}).",
+    "The token's EIP-712 domain {name, version}, e.g. USDC's {name: USDC, version: 2}.",
 );
 
 /// The pairing.

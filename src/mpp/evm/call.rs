@@ -24,11 +24,8 @@ pub(crate) const HASH: &str = "mpp/charge/evm/hash";
 
 /// The account nonce the signed transaction must carry, where the buyer names one (ours: the reference reads only
 /// the chain id of the answer).
-const ACCOUNT_NONCE: InputSpec = InputSpec::optional(
-    "accountNonce",
-    InputType::Integer,
-    "The account's next transaction nonce; a signed transaction with another nonce is refused.",
-);
+const ACCOUNT_NONCE: InputSpec =
+    InputSpec::optional("accountNonce", InputType::Integer, "The account's next transaction nonce.");
 
 /// The transaction pairing.
 pub(crate) static TRANSACTION_PAIRING: Charge =

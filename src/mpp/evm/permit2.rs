@@ -27,7 +27,7 @@ pub(crate) const ID: &str = "mpp/charge/evm/permit2";
 const SPENDER: InputSpec = InputSpec::required(
     "spender",
     InputType::String,
-    "The address Permit2 lets move the tokens: the seller's server that submits the transfer (0x and 40 hex digits).",
+    "The seller's server that Permit2 lets move the tokens (0x and 40 hex digits).",
 )
 .with_format(InputFormat::NonEmpty);
 

@@ -56,13 +56,13 @@ const DEPOSIT: InputSpec = InputSpec::required(
 pub(crate) const AUTHORIZED_SIGNER: InputSpec = InputSpec::optional(
     "authorizedSigner",
     InputType::String,
-    "The address whose key signs the channel's vouchers; the payer's own key where absent.",
+    "The address whose key signs the channel's vouchers; absent: the payer's.",
 )
 .with_format(InputFormat::Hex(20));
 pub(crate) const CREDENTIAL_TYPE: InputSpec = InputSpec::optional(
     "credentialType",
     InputType::String,
-    "How the opening funds the deposit: hash, authorization or permit2; the first the challenge offers where absent.",
+    "How the opening funds the deposit: hash, authorization or permit2; absent: the challenge's first.",
 );
 pub(crate) const TOKEN_DOMAIN: InputSpec = InputSpec::optional(
     "tokenDomain",

@@ -28,7 +28,7 @@ pub(crate) const MEMO: &str = "mpp/charge/tempo/memo";
 pub(super) const CLIENT_ID: InputSpec = InputSpec::optional(
     "clientId",
     InputType::String,
-    "The client id the attribution memo names (keccak-256 of it, its first ten bytes); absent: ten zero bytes.",
+    "The client id the attribution memo names (its keccak-256's first ten bytes); absent: zero bytes.",
 )
 .with_format(InputFormat::NonEmpty);
 

@@ -44,20 +44,20 @@ const PAYER_AUTHORIZER: InputSpec =
 const AUTH_SALT: InputSpec = InputSpec::optional(
     "authSalt",
     InputType::String,
-    "The deposit authorization's salt, never reused; drawn fresh when absent.",
+    "The deposit authorization's salt, never reused; fresh if absent.",
 )
 .with_format(InputFormat::Hex(32));
 const DEPOSIT: InputSpec = InputSpec::required(
     "deposit",
     InputType::String,
-    "What the opening locks in the channel, in the asset's atomic units, where the option names no minDeposit.",
+    "What the opening locks, in atomic units, where the option names no minDeposit.",
 )
 .with_format(InputFormat::Decimal)
 .unless_offered("extra.minDeposit");
 const MAX_DEPOSIT: InputSpec = InputSpec::optional(
     "maxDeposit",
     InputType::String,
-    "The most an opening may lock, whoever names the deposit; above it the offer is not payable.",
+    "The most an opening may lock (above it, unpayable), whoever names the deposit.",
 )
 .with_format(InputFormat::Decimal);
 

@@ -43,7 +43,7 @@ const NETWORKS: [(&str, Currency); 2] = [
 const INPUTS: &[InputSpec] = &[InputSpec::required(
     "request",
     InputType::Object,
-    "The buyer's own request: http {method, url, body?, headers?} or mcp {server, name, arguments?, meta?}.",
+    "The buyer's request: http {method, url, body?, headers?} or mcp {server, name, arguments?, meta?}.",
 )];
 
 const fn ln(reason: Reason) -> Refusal {

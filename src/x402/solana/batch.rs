@@ -43,23 +43,23 @@ pub(crate) const INPUTS: &[InputSpec] = &[
         .with_format(InputFormat::Decimal),
     InputSpec::required("tokenProgram", InputType::String, "The mint's owner: Token's or Token-2022's program id.")
         .with_format(InputFormat::NonEmpty),
-    InputSpec::required("recentBlockhash", InputType::String, "A recent blockhash (base58) for the transaction.")
+    InputSpec::required("recentBlockhash", InputType::String, "A recent blockhash (base58).")
         .with_format(InputFormat::NonEmpty)
         .unless_offered("extra.recentBlockhash"),
     InputSpec::required(
         "deposit",
         InputType::String,
-        "What the opening locks in the channel, in the asset's atomic units, where the option names no minDeposit.",
+        "What the opening locks, in atomic units, where the option names no minDeposit.",
     )
     .with_format(InputFormat::Decimal)
     .unless_offered("extra.minDeposit"),
     InputSpec::optional(
         "maxDeposit",
         InputType::String,
-        "The most an opening may lock, whoever names the deposit; above it the offer is not payable.",
+        "The most an opening may lock (above it, unpayable), whoever names the deposit.",
     )
     .with_format(InputFormat::Decimal),
-    InputSpec::optional("salt", InputType::String, "The channel's salt, a u64 in decimal; a random one if absent.")
+    InputSpec::optional("salt", InputType::String, "The channel's salt, a u64 in decimal; random if absent.")
         .with_format(InputFormat::Decimal),
     InputSpec::optional("computeUnitLimit", InputType::Integer, "The compute unit limit (a u32); 200000 if absent."),
     InputSpec::optional(

@@ -27,14 +27,10 @@ pub static PAIRING: ExactSolana = ExactSolana;
 
 /// The inputs the build takes beside the option.
 pub(crate) const INPUTS: &[InputSpec] = &[
-    InputSpec::required(
-        "decimals",
-        InputType::Integer,
-        "The mint's decimals (0 to 255), as the mint account holds them.",
-    ),
+    InputSpec::required("decimals", InputType::Integer, "The mint's decimals (0 to 255)."),
     InputSpec::required("tokenProgram", InputType::String, "The mint's owner: Token's or Token-2022's program id.")
         .with_format(crate::pairing::InputFormat::NonEmpty),
-    InputSpec::required("recentBlockhash", InputType::String, "A recent blockhash (base58) for the transaction.")
+    InputSpec::required("recentBlockhash", InputType::String, "A recent blockhash (base58).")
         .with_format(crate::pairing::InputFormat::NonEmpty)
         .unless_offered("extra.recentBlockhash"),
     InputSpec::optional("computeUnitLimit", InputType::Integer, "The compute unit limit (a u32); 40000 if absent."),

@@ -32,13 +32,13 @@ const DEFAULT_UNIT_LIMIT: u32 = 200_000;
 
 /// The inputs the build takes beside the option.
 pub(crate) const INPUTS: &[InputSpec] = &[
-    InputSpec::optional("nonce", InputType::String, "The channel's salt, a u64 in decimal; a random one if absent.")
+    InputSpec::optional("nonce", InputType::String, "The channel's salt, a u64 in decimal; random if absent.")
         .with_format(crate::pairing::InputFormat::Decimal),
     InputSpec::required("openSlot", InputType::String, "A recent slot (a u64 in decimal) the channel address names.")
         .with_format(crate::pairing::InputFormat::Decimal),
     InputSpec::required("tokenProgram", InputType::String, "The mint's owner: Token's or Token-2022's program id.")
         .with_format(crate::pairing::InputFormat::NonEmpty),
-    InputSpec::required("recentBlockhash", InputType::String, "A recent blockhash (base58) for the transaction.")
+    InputSpec::required("recentBlockhash", InputType::String, "A recent blockhash (base58).")
         .with_format(crate::pairing::InputFormat::NonEmpty),
     InputSpec::optional("computeUnitLimit", InputType::Integer, "The compute unit limit (a u32); 200000 if absent."),
     InputSpec::optional(
