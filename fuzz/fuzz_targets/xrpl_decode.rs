@@ -37,7 +37,8 @@ fn payments(blob: &str) -> impl Iterator<Item = (&'static str, Value)> + '_ {
         let session = vector_file("mpp-session-hedera-solana-xrpl.json");
         let row = |f: &Value, pairing: &str| {
             let rows = f["buyer"]["rows"].as_array().expect("rows");
-            rows.iter().find(|r| r["name"] == "B6" && r["pairing"] == pairing).expect("B6")["input"]["presented"].clone()
+            rows.iter().find(|r| r["name"] == "B6" && r["pairing"] == pairing).expect("B6")["input"]["presented"]
+                .clone()
         };
         [
             ("x402/exact/xrpl", row(&x402, "x402/exact/xrpl"), "/payload/signedTxBlob"),
@@ -45,13 +46,11 @@ fn payments(blob: &str) -> impl Iterator<Item = (&'static str, Value)> + '_ {
             ("mpp/session/xrpl", row(&session, "mpp/session/xrpl"), "/payload/transaction"),
         ]
     });
-    fixtures
-        .iter()
-        .map(|(pairing, presented, at)| {
-            let mut p = presented.clone();
-            *p.pointer_mut(at).expect("the blob's member") = Value::String(blob.to_owned());
-            (*pairing, p)
-        })
+    fixtures.iter().map(|(pairing, presented, at)| {
+        let mut p = presented.clone();
+        *p.pointer_mut(at).expect("the blob's member") = Value::String(blob.to_owned());
+        (*pairing, p)
+    })
 }
 
 fuzz_target!(|data: &[u8]| {
