@@ -114,7 +114,7 @@ pub(super) fn filter(option: &Map<String, Value>) -> Served {
 #[derive(Debug, Clone, Copy, Default)]
 pub struct BatchSolana;
 
-solana_pairing!(
+x402_pairing!(
     BatchSolana,
     fn channel(&self) -> Option<&dyn Channel> {
         Some(self)

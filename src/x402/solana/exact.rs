@@ -85,7 +85,7 @@ fn filter(option: &Map<String, Value>) -> Served {
 #[derive(Debug, Clone, Copy, Default)]
 pub struct ExactSolana;
 
-solana_pairing!(ExactSolana);
+x402_pairing!(ExactSolana);
 
 /// The first option on the account's network, as the choice `{accepted, payer, decimals, tokenProgram,
 /// recentBlockhash, computeUnitLimit?, computeUnitPrice?}` (the gate puts `required`, the document, in).

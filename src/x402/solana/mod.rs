@@ -2,58 +2,6 @@
 //! mint's decimals and token program, a recent blockhash, the compute budget), and the reading of H back from the
 //! one Memo instruction of a wire transaction.
 
-/// The `Pairing` impl the x402 Solana pairings share, written once: each module's own `ID`, `filter`, `choose`,
-/// `INPUTS`, `quote`, `build` and `bound`, and the registry's fact on whether the payment is a public proof. Items
-/// after the type (a channel's `channel`) join the impl.
-macro_rules! solana_pairing {
-    ($pairing:ty $(, $($more:tt)*)?) => {
-        impl Pairing for $pairing {
-            fn id(&self) -> &'static str {
-                ID
-            }
-
-            fn public_proof(&self) -> bool {
-                crate::registry::entry(ID).is_some_and(|e| e.public_proof)
-            }
-
-            fn read<'a>(&self, doc: &'a Value) -> Result<Advertised<'a>, Refusal> {
-                read_with(doc, filter)
-            }
-
-            fn choose(&self, read: &Advertised<'_>, ctx: &ChooseContext<'_>) -> Result<Chosen, Refusal> {
-                choose(read, ctx)
-            }
-
-            fn inputs(&self) -> &'static [InputSpec] {
-                INPUTS
-            }
-
-            fn quote(&self, chosen: &Chosen) -> Result<Quote, Refusal> {
-                quote(&chosen.build_input)
-            }
-
-            fn keep_document(&self, chosen: &mut Chosen, doc: std::borrow::Cow<'_, Value>) {
-                keep_document(chosen, doc);
-            }
-
-            fn build<'a>(
-                &'a self,
-                chosen: &'a Chosen,
-                _atr: &'a [u8],
-                h: &AtrHash,
-            ) -> Result<Box<dyn Unsigned + 'a>, Refusal> {
-                Ok(Box::new(build(&chosen.build_input, h)?))
-            }
-
-            fn bound(&self, presented: &dyn Member, _landed: Option<&Value>) -> Result<AtrHash, Refusal> {
-                bound(presented)
-            }
-
-            $($($more)*)?
-        }
-    };
-}
-
 pub mod batch;
 pub mod batch_channel;
 pub mod exact;

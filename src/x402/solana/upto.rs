@@ -84,7 +84,7 @@ fn filter(option: &Map<String, Value>) -> Served {
 #[derive(Debug, Clone, Copy, Default)]
 pub struct UptoSolana;
 
-solana_pairing!(UptoSolana);
+x402_pairing!(UptoSolana);
 
 /// 8 fresh random bytes as a u64: the channel's salt when the buyer gives none. When the operating system's source
 /// fails, a hash of the payment's own fresh id and the time stands in: the salt must be unique, not secret.

@@ -241,40 +241,4 @@ pub fn bound(p: &dyn Member) -> Result<AtrHash, Refusal> {
     Ok(h)
 }
 
-impl Pairing for ExactStellar {
-    fn id(&self) -> &'static str {
-        ID
-    }
-
-    fn public_proof(&self) -> bool {
-        crate::registry::entry(ID).is_some_and(|e| e.public_proof)
-    }
-
-    fn read<'a>(&self, doc: &'a Value) -> Result<Advertised<'a>, Refusal> {
-        read_with(doc, filter)
-    }
-
-    fn choose(&self, read: &Advertised<'_>, ctx: &ChooseContext<'_>) -> Result<Chosen, Refusal> {
-        choose(read, ctx)
-    }
-
-    fn inputs(&self) -> &'static [InputSpec] {
-        INPUTS
-    }
-
-    fn quote(&self, chosen: &Chosen) -> Result<Quote, Refusal> {
-        quote(&chosen.build_input)
-    }
-
-    fn keep_document(&self, chosen: &mut Chosen, doc: std::borrow::Cow<'_, Value>) {
-        keep_document(chosen, doc);
-    }
-
-    fn build<'a>(&'a self, chosen: &'a Chosen, _atr: &'a [u8], h: &AtrHash) -> Result<Box<dyn Unsigned + 'a>, Refusal> {
-        Ok(Box::new(build(&chosen.build_input, h)?))
-    }
-
-    fn bound(&self, presented: &dyn Member, _landed: Option<&Value>) -> Result<AtrHash, Refusal> {
-        bound(presented)
-    }
-}
+x402_pairing!(ExactStellar);
