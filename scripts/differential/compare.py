@@ -99,7 +99,7 @@ Excluded classes (each a documented deliberate difference of the crate, counted 
    not the payer's nesting one past the cap): the crate holds every value of the envelope to the caps and declines
    `offer-unreadable` `stellar/tx-malformed` (ours; docs/differences.md), where the reference bounds only the
    operation's arguments and the payer's entry and signs. Excluded only where the case's `simulatedXdr` is such a row
-   and the crate's confirm (or transact) so declined; then its finish and the checks of that payment differ with it."""
+   and the crate's confirm (or transact) so declined; then its finish and the checks of that payment differ with it.
  - The XRPL pairings' signed blob held to the transaction built (ours; the reference reads the blob's network
    only): the crate declines `signed-not-bound` `xrpl/tx-mismatch` where the wallet's blob is not the build (the
    cases answer with the vector file's signed blobs, which no runner can re-sign: the reference has no XRPL
