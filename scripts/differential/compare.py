@@ -70,7 +70,8 @@ Excluded classes (each a documented deliberate difference of the crate, counted 
    code or chose another challenge that has not expired, or where the crate declined with that code, the document
    holds an expired challenge and the reference declined after its choice (its build, fetch or comparison: the
    challenge it chose was one of those the crate skipped, as the reference chooses by the same filter but for
-   `expires`); then the case's confirm, finish, transact and the checks of the payment finish made differ with it.
+   `expires`), or where the reference so declined and the crate chose a challenge that has not expired after an
+   expired one in the document; then the case's confirm, finish, transact and the checks of the payment finish made differ with it.
  - A `did:pkh` source naming another chain than the echoed challenge's: the crate's bound refuses it (the EVM
    charges `mpp/chain-mismatch`, the session `mpp/credential-malformed` or `mpp/source-required`), the reference
    reads no chain from a source. Excluded only in a check of a presented credential whose source is
@@ -335,6 +336,20 @@ def expired_choice(case, peer, ours):
             isinstance(c, dict) and (unix_of(c.get("expires")) is not None) and unix_of(c.get("expires")) <= now
             for c in doc)
         return expired and d.get("code") == "no-payable-option" and pd.get("code") not in (None, "no-payable-option")
+    if p is None and d is None:
+        # The reference chose the first challenge its filter passes, expired, and declined after its choice (its build
+        # of that challenge's request, as a Stellar charge of another amount than the buyer's simulated envelope
+        # pays); the crate, skipping it, chose a later one that has not expired.
+        pd = (peer.get("confirm") or {}).get("declined") or {}
+        doc = case.get("headersRead") or case.get("doc")
+        o = chosen_challenge(ours)
+        if not isinstance(doc, list) or o not in doc or pd.get("code") in (None, "no-payable-option"):
+            return False
+        o_at = unix_of(o.get("expires"))
+        earlier = doc[: doc.index(o)]
+        return (o_at is None or o_at > now) and any(
+            isinstance(c, dict) and unix_of(c.get("expires")) is not None and unix_of(c.get("expires")) <= now
+            for c in earlier)
     at = unix_of(p.get("expires")) if isinstance(p, dict) else None
     if at is None or at > now:
         return False

@@ -43,6 +43,7 @@ PAIRINGS = [
     "mpp/charge/lightning",
     "mpp/charge/nearintents",
     "mpp/charge/solana",
+    "mpp/charge/stellar",
     "mpp/charge/stripe",
     "mpp/charge/tempo/memo",
     "mpp/charge/tempo/push",
@@ -67,6 +68,7 @@ FILES = {
     "mpp/charge/lightning": "mpp-charge-lightning.json",
     "mpp/charge/nearintents": "mpp-charge-nearintents.json",
     "mpp/charge/solana": "mpp-charge-solana.json",
+    "mpp/charge/stellar": "mpp-charge-stellar.json",
     "mpp/charge/stripe": "mpp-charge-stripe.json",
     "mpp/charge/tempo/memo": "mpp-charge-tempo-memo.json",
     "mpp/charge/tempo/push": "mpp-charge-tempo-push.json",
@@ -100,6 +102,9 @@ SOL_SESSION = "mpp/session/solana"
 # The XRPL charge: neither runner encodes an XRPL transaction (the reference has no XRPL encoder), so its answers are
 # the file's signed blobs as given: B6's (V3's Payment, what the fixture builds) or another.
 XRPL_CHARGE = "mpp/charge/xrpl"
+# The Stellar charge: the payer's ed25519 key (x402-exact-stellar.json's payer seed, 05x32, the account of its files'
+# fixtures) signs the stellar-auth request, SHA-256 of the Soroban authorization entry's preimage.
+STELLAR_CHARGE = "mpp/charge/stellar"
 # The XRPL session: the wallet answers its xrpl-session-open request {signedBlob, claimSignature}, the file's B6
 # opening (XS2's PaymentChannelCreate, whose claim signature the file leaves as "00") or another.
 XRPL_SESSION = "mpp/session/xrpl"
@@ -184,6 +189,8 @@ class Base:
         self.key = PAYER_KEY  # what `$sign` answers sign with
         if pairing in ED25519 or pairing == SOL_SESSION:
             self.key = "0x" + load("x402-exact-solana.json")["fixed"]["payerSeed"]
+        if pairing == STELLAR_CHARGE:
+            self.key = "0x" + load("x402-exact-stellar.json")["fixed"]["payerSeed"]
 
 
 def unix_of(text):
@@ -264,7 +271,7 @@ def default_answers(base, inputs=None):
     inputs = base.inputs if inputs is None else inputs
     if p in EIP712:
         return [sign()]
-    if p in ED25519:
+    if p in ED25519 or p == STELLAR_CHARGE:
         return [sign(key=base.key)]
     if p == SOL_SESSION:
         return [copy.deepcopy(base.presented["payload"])]
@@ -309,6 +316,8 @@ def wallet_answers(base):
         return {"solana-message": sign(key=base.key)}
     if base.pairing == XRPL_CHARGE:
         return {"xrpl-tx": base.presented["payload"]["blob"]}
+    if base.pairing == STELLAR_CHARGE:
+        return {"stellar-auth": sign(key=base.key)}
     if base.pairing == XRPL_SESSION:
         return {"xrpl-session-open": xrpl_open(base)}
     if base.pairing == SOL_SESSION:

@@ -8,8 +8,10 @@ import json
 
 import mpp_header
 import mpp_tempo
+from generate import stellar_envelopes
 from mpp import (
     AGREEMENT_FIRST, ANVIL_1, BASES, ED25519, EIP712, LIGHTNING, ORDER, OTHER_KEY, PAIRINGS, PAYER, PAYER_KEY, SOL_SESSION,
+    STELLAR_CHARGE,
     b64u,
     compact, default_answers,
     gateway, h_body, jcs, ok_reply, place, rfc3339, sha, sign, tx, unb64u, wallet_answers,
@@ -313,6 +315,23 @@ FIELDS["xrpl"] = [
     (("methodDetails",), [None, [], "x", {}]),
 ]
 
+# The Stellar charge's request: the amount, the asset contract, the muxed recipient whose id must be H's first 8
+# bytes (the seller's G account, its M account with a bad checksum, the payer's M account, a contract), the asset (another
+# contract, a bad checksum, an account, none), the network and the fee payer flag.
+STELLAR_ASSET = "CADAMBQGAYDAMBQGAYDAMBQGAYDAMBQGAYDAMBQGAYDAMBQGAYDAMSST"
+STELLAR_PAYEE = "GDFJHLAXAUMHA4OWPOB4P7YO72AQR2HMIUYFOXLXE2DZGM633K7HZDQP"
+FIELDS["stellar"] = [
+    (("amount",), AMOUNTS + ["1.5", "0", "10000000", str(2**63 - 1), str(2**63), str(2**127), "-1"]),
+    (("currency",), [STELLAR_ASSET, "", None, 5, "XLM", "native", STELLAR_PAYEE, STELLAR_ASSET[:-1] + "A",
+                     "CADQOBYHA4DQOBYHA4DQOBYHA4DQOBYHA4DQOBYHA4DQOBYHA4DQP5KR"]),
+    (("recipient",), ["", None, 5, STELLAR_PAYEE, "MDFJHLAXAUMHA4OWPOB4P7YO72AQR2HMIUYFOXLXE2DZGM633K7HZOTYC27Y6AOP5LJQN",
+                      "MBXHUHG5FGYLPD6RHL2MKWMP572O6KUXCZXDZJXS4T57ZTMAKBN7DOTYC27Y6AOP5IO5G",
+                      "CADQOBYHA4DQOBYHA4DQOBYHA4DQOBYHA4DQOBYHA4DQOBYHA4DQP5KR", PAYER]),
+    (("methodDetails", "network"), ["stellar:testnet", "stellar:pubnet", "stellar:mainnet", "testnet", "", None, 5]),
+    (("methodDetails", "feePayer"), [True, False, "true", None, 1]),
+    (("methodDetails",), [None, [], "x", {}]),
+]
+
 FIELDS["xrpl-session"] = [
     (("amount",), AMOUNTS + ["0", "100", str(2**64), str(2**64 - 1), "1.5", 100]),
     (("currency",), ["XRP", "xrp", "", None, 5, {"currency": "USD", "issuer": XRPL_ISSUER}]),
@@ -379,6 +398,8 @@ def family(pairing):
         return "tempo-subscription"
     if pairing == "mpp/charge/xrpl":
         return "xrpl"
+    if pairing == STELLAR_CHARGE:
+        return "stellar"
     if pairing == "mpp/session/xrpl":
         return "xrpl-session"
     return "stripe"
@@ -707,6 +728,10 @@ INPUTS = {
     "sequence": [None, 7, 0, -1, 2**32, 2**32 - 1, 7.0, 7.5, "7"],
     "lastLedgerSequence": [None, 1000, 0, -1, 2**32, 2**32 - 1, 1000.0, "1000"],
     "clientId": mpp_tempo.CLIENT_IDS,
+    # The Stellar charge's simulated envelope: the files' others (another amount, recipient, contract, payer, a
+    # sub-invocation; signed ones; decoder-caps.json's past the caps), none, or not XDR.
+    "simulatedXdr": [None, "", 5, "AAAA", "not base64", *stellar_envelopes().values()],
+    "currentLedger": [None, 988, 0, -1, 2**32 - 13, 2**32 - 12, 2**32, 1.5, 988.0, "988", 2**53],
     "decimals": [None, 6, 6.0, -1, "6", 256, 255, 1.5],
     "tokenProgram": [None, "TokenkegQfeZyiNwAJbNbGKPFXCWuBvf9Ss623VQ5DA", SOL_TOKEN_2022, "", 5, "x", SOL_PAYER],
     "recentBlockhash": [None, SOL_BLOCKHASH, "", 5, "x", "1" * 32],
@@ -730,6 +755,7 @@ PAIRING_INPUTS = {
     "mpp/charge/usdc/solana": ["decimals", "tokenProgram", "recentBlockhash", "computeUnitLimit", "computeUnitPrice",
                                "x"],
     "mpp/charge/xrpl": ["fee", "sequence", "lastLedgerSequence", "x"],
+    STELLAR_CHARGE: ["simulatedXdr", "simulatedXdr", "currentLedger", "x"],
     "mpp/session/xrpl": ["deposit", "xrpl", "xrpl", "x"],
 }
 
@@ -768,7 +794,7 @@ def answer_variants(rng, base):
     r = rng.random()
     if p == SOL_SESSION:
         return sol_session_answers(rng, base)
-    if p in ED25519:
+    if p in ED25519 or p == STELLAR_CHARGE:
         if r < 0.5:
             e = rng.choice(EIP712_EDITS)
             return [sign(e, base.key)], f"signature {e}"

@@ -67,6 +67,7 @@ BINDINGS = {
     "mpp/charge/lightning": t.MPP_CHARGE_LIGHTNING,
     "mpp/charge/nearintents": t.MPP_CHARGE_NEARINTENTS,
     "mpp/charge/solana": t.MPP_CHARGE_SOLANA,
+    "mpp/charge/stellar": t.MPP_CHARGE_STELLAR,
     "mpp/charge/stripe": t.MPP_CHARGE_STRIPE,
     "mpp/charge/tempo/memo": t.MPP_CHARGE_TEMPO_MEMO,
     "mpp/charge/tempo/push": t.MPP_CHARGE_TEMPO_PUSH,
