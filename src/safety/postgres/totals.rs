@@ -91,7 +91,16 @@ RETURNS TABLE (key TEXT) LANGUAGE sql STABLE AS $fn$
 $fn$;
 -- An attempt's reservations in the states p_from moved to p_to, and their budgets' totals with them; false where a
 -- total they are in is missing (it disagrees with its rows: the caller refuses, and the transaction is rolled back).
+-- The totals it changes are first locked in their key's order, the order terms_begin writes them in: two writers of
+-- one budget's totals then never wait on each other in a circle (an UPDATE locks rows in the order its plan meets
+-- them, which is no order; each such circle cost a deadlock_timeout, a second, before the server broke it).
 CREATE FUNCTION terms_move(p_attempt TEXT, p_to TEXT, p_from TEXT[]) RETURNS BOOLEAN LANGUAGE sql AS $fn$
+  SELECT count(*) FROM (SELECT 1 FROM terms_budget_totals AS t
+    WHERE (t.budget, t.scope, t.asset, t.level, t.bucket) IN (
+      SELECT r.budget, r.scope, r.asset, l.level, r.at >> (6 * l.level) FROM terms_reservations AS r CROSS JOIN ",
+    levels!(),
+    " WHERE r.attempt = p_attempt AND r.state = ANY (p_from))
+    ORDER BY t.budget, t.scope, t.asset, t.level, t.bucket FOR UPDATE OF t) AS locked;
   WITH moved AS (
     UPDATE terms_reservations AS r SET state = p_to FROM terms_reservations AS o
     WHERE o.seq = r.seq AND o.attempt = p_attempt AND o.state = ANY (p_from)
