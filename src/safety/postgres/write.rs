@@ -158,6 +158,15 @@ fn lock_key(names: &[&str]) -> i64 {
     i64::from_be_bytes(first)
 }
 
+/// The advisory locks of the budgets an intent claims, in the one order every begin takes them in.
+fn budget_locks(intent: &Intent<'_>) -> Vec<i64> {
+    let mut locks: Vec<i64> =
+        intent.claims.iter().map(|c| lock_key(&["budget", &c.budget, &c.scope, &c.asset])).collect();
+    locks.sort_unstable();
+    locks.dedup();
+    locks
+}
+
 /// A statement's parameters.
 type Params<'p> = &'p [&'p (dyn ToSql + Sync)];
 
@@ -190,6 +199,14 @@ async fn begin(tx: &Transaction<'_>, intent: &Intent<'_>, config: JournalConfig)
     match rules::before(&priors(tx, intent, true).await?, at, lease, intent.purchase).map_err(Fail::Refused)? {
         Next::Answer(begun) => return Ok(begun),
         Next::Go(lapsed) => {
+            // The budgets it claims, locked before a lapse moves their running totals: a lapse moving them first
+            // would hold their rows while it waits for a budget's lock, and a begin holding that lock waits for those
+            // rows, a circle the server breaks only after its deadlock_timeout. `terms_begin` takes the same locks
+            // again (a session's advisory locks are reentrant).
+            if !lapsed.is_empty() {
+                let locks = budget_locks(intent);
+                exec(tx, "SELECT pg_advisory_xact_lock(k) FROM unnest($1::BIGINT[]) AS k", &[&locks]).await?;
+            }
             for (attempt, change) in &lapsed {
                 apply(tx, attempt, change, at).await?;
             }
@@ -221,10 +238,7 @@ pub(super) async fn reserve<C: GenericClient>(
     // A window past what a BIGINT holds is kept as the most it does.
     let windows: Vec<i64> = intent.claims.iter().map(|c| i64::try_from(c.window).unwrap_or(i64::MAX)).collect();
     let starts: Vec<i64> = intent.claims.iter().map(|c| rules::window_start(c.window, intent.at)).collect();
-    let mut locks: Vec<i64> =
-        intent.claims.iter().map(|c| lock_key(&["budget", &c.budget, &c.scope, &c.asset])).collect();
-    locks.sort_unstable();
-    locks.dedup();
+    let locks = budget_locks(intent);
     let h = intent.h.to_hex();
     // The payer's H, locked where one nonce per payer is asked: two purchases under one H take turns there.
     let nonce =
