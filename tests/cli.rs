@@ -55,6 +55,11 @@ limit = "1000000"
         Self { seller, dir }
     }
 
+    /// A run in a folder an earlier run wrote (its configuration, policy and journal), with a seller of its own.
+    async fn at(dir: tempfile::TempDir) -> Self {
+        Self { seller: seller::Seller::start().await, dir }
+    }
+
     async fn terms(&self, args: &[&str]) -> Output {
         self.terms_as(&[], args).await
     }
@@ -105,7 +110,26 @@ fn json(out: &Output) -> Value {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn check_dry_run_pay_history_budget_and_receipt() {
-    pays_and_reads_back(CONFIG).await;
+    let dir = pays_and_reads_back(CONFIG).await;
+    // `terms journal check`: a budget total something else changed is found (exit 6), refused by `terms budget`,
+    // and recomputed from its reservations by `--repair`.
+    let total = format!("X'{}07'", "00".repeat(39));
+    rusqlite::Connection::open(dir.path().join("journal.db"))
+        .unwrap()
+        .execute_batch(&format!("UPDATE budget_totals SET reserved = {total} WHERE level = 4"))
+        .unwrap();
+    let run = Run::at(dir).await;
+    let check = run.terms(&["journal", "check"]).await;
+    assert_eq!(check.status.code(), Some(6), "{}", said(&check));
+    assert!(said(&check).contains("refused until `terms journal check --repair`"), "{}", said(&check));
+    let budget = run.terms(&["budget", "--json"]).await;
+    assert_ne!(budget.status.code(), Some(0), "{}", said(&budget));
+    assert!(said(&budget).contains("disagree with its reservations"), "{}", said(&budget));
+    let repair = run.terms(&["journal", "check", "--repair", "--json"]).await;
+    assert_eq!(repair.status.code(), Some(0), "{}", said(&repair));
+    assert_eq!(json(&repair)["repaired"], true);
+    let budget = json(&run.terms(&["budget", "--json"]).await);
+    assert_eq!(budget[0]["spent"], seller::AMOUNT);
 }
 
 /// The same commands with the configuration's journal on a PostgreSQL server (`journal = "postgres://…"`), the key
@@ -162,6 +186,9 @@ async fn pays_and_reads_back(config: &str) -> tempfile::TempDir {
     assert_eq!(budget[0]["remaining"], "990000");
     let receipt = json(&run.terms(&["receipt", &key, "--json"]).await);
     assert_eq!(receipt["answer"]["settlement"]["transaction"], "0x5e771e");
+    let check = run.terms(&["journal", "check", "--json"]).await;
+    assert_eq!(check.status.code(), Some(0), "{}", said(&check));
+    assert_eq!(json(&check), serde_json::json!({"faults": [], "repaired": false}));
     run.dir
 }
 

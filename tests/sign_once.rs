@@ -265,9 +265,15 @@ async fn a_version_1_journal_is_read_as_it_is_and_migrated_once() {
         let got = pay(Arc::new(journal), &wallet, NOW, purchase()).await;
         assert!(matches!(got, Ok(TransactOutcome::Signed(_))), "{got:?}");
     }
-    // Back to what version 1 wrote: the column dropped, the version 1.
+    // Back to what version 1 wrote: version 3's running totals and indexes dropped, version 2's column dropped, the
+    // version 1.
     let conn = rusqlite::Connection::open(&path).unwrap();
-    conn.execute_batch("ALTER TABLE attempts DROP COLUMN prepared; PRAGMA user_version = 1;").unwrap();
+    conn.execute_batch(
+        "DROP TABLE budget_totals; DROP TABLE budget_faults; DROP INDEX attempts_by_payee; \
+         DROP INDEX attempts_by_state; DROP INDEX attempts_by_nonce; \
+         ALTER TABLE attempts DROP COLUMN prepared; PRAGMA user_version = 1;",
+    )
+    .unwrap();
     drop(conn);
     let read_only = SqliteJournal::open_read_only(&path).unwrap();
     let before = attempt(&read_only).await;
@@ -278,10 +284,10 @@ async fn a_version_1_journal_is_read_as_it_is_and_migrated_once() {
     };
     assert_eq!(version(&path), 1, "a read-only open changes nothing");
     let journal = SqliteJournal::open(&path).unwrap();
-    assert_eq!(version(&path), 2);
+    assert_eq!(version(&path), 3);
     assert_eq!(attempt(&journal).await, before);
     drop(journal);
     drop(SqliteJournal::open(&path).unwrap());
-    assert_eq!(version(&path), 2);
+    assert_eq!(version(&path), 3);
     let _ = json!({});
 }

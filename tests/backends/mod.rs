@@ -138,7 +138,8 @@ fn nanos() -> u32 {
     std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).map_or(0, |d| d.subsec_nanos())
 }
 
-/// A TCP proxy to the server. Once armed it cuts the connection that sends the next `COMMIT`: before the commit
+/// A TCP proxy to the server. Once armed it cuts the connection that sends the next `COMMIT`, or the next run of the
+/// statement that begins a new purchase in one statement (`terms_begin`, its own transaction): before the commit
 /// reaches the server (the transaction is rolled back), or after (it is committed, and its answer is lost). Closed,
 /// it drops every connection and takes no more: the server is gone.
 pub(crate) struct Proxy {
@@ -211,11 +212,28 @@ async fn pipe(
         }
     });
     let mut buf = vec![0u8; 16 * 1024];
+    // The name tokio-postgres gave the prepared `terms_begin` statement (`s` and digits, in its Parse message):
+    // a Bind of it (`\0name\0` after the empty portal's name) runs it, and that is its commit.
+    let mut begin: Option<Vec<u8>> = None;
     while let Ok(n) = in_read.read(&mut buf).await {
         if n == 0 {
             break;
         }
-        let commit = buf[..n].windows(6).any(|w| w == b"COMMIT");
+        let chunk = &buf[..n];
+        let text = b"SELECT outcome, detail FROM terms_begin(";
+        let parse = chunk.windows(text.len()).position(|w| w == text);
+        if let Some(at) = parse {
+            let name_end = at - 1;
+            let start = (0..name_end).rev().find(|&i| chunk[i] == b's').unwrap();
+            begin = Some(chunk[start..name_end].to_vec());
+        }
+        // The statement is prepared in a round trip of its own: the chunk that names it does not run it.
+        let runs_begin = parse.is_none()
+            && begin.as_ref().is_some_and(|name| {
+                let bind = [&[0][..], name, &[0]].concat();
+                chunk.windows(bind.len()).any(|w| w == bind)
+            });
+        let commit = chunk.windows(6).any(|w| w == b"COMMIT") || runs_begin;
         if commit && armed.swap(false, Ordering::SeqCst) {
             cut.store(true, Ordering::SeqCst);
             cuts.fetch_add(1, Ordering::SeqCst);

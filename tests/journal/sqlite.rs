@@ -33,7 +33,7 @@ fn eight_journals_opening_one_new_file_at_once_all_open_it() {
         }
         let conn = rusqlite::Connection::open(&path).unwrap();
         let version: i64 = conn.query_row("PRAGMA user_version", [], |r| r.get(0)).unwrap();
-        assert_eq!(version, 2, "round {round}");
+        assert_eq!(version, 3, "round {round}");
     }
 }
 

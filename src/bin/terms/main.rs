@@ -9,6 +9,7 @@ mod discovery;
 mod gateway;
 mod history;
 mod init;
+mod journal;
 mod known_assets;
 mod pay;
 mod receipt;
@@ -52,7 +53,8 @@ const EXIT_CODES: &str = "Exit codes (by what happened):
   3  do-not-retry: refused or declined, nothing charged (or the seller refused the payment)
   4  resend-same-payment: the payment was sent and no answer came; re-send it (`terms pay` again), never sign anew
   5  query-first: ask the seller (the job, the receipt) before anything else
-  6  operator-review: a person looks (e.g. a redirect answered the paid request)
+  6  operator-review: a person looks (e.g. a redirect answered the paid request; `terms journal check` found a
+     budget whose running totals disagree with its reservations)
   7  retry-after-payment, retry-after-quota-reset or refresh-credential
   8  a person must approve the payment first (nothing signed): `terms approvals`, `terms approve ID`
   9  the seller could not be reached and nothing was paid: trying again is safe";
@@ -150,6 +152,21 @@ enum Command {
     Gateway(gateway::GatewayArgs),
     /// Serve the operator's pages on 127.0.0.1: approvals, history, budgets, purchases (prints a link with a token).
     Console(console::ConsoleArgs),
+    /// The journal itself.
+    #[command(subcommand)]
+    Journal(JournalCommand),
+}
+
+#[derive(Subcommand, Debug)]
+enum JournalCommand {
+    /// Compare every budget's running totals with the reservations they sum (reads every reservation). A budget
+    /// that disagrees is listed and marked: no payment reserves from it and `terms budget` does not report it until
+    /// `--repair`. Exit 6 (operator review) where one disagrees.
+    Check {
+        /// Recompute every budget's running totals from its reservations, and clear the marks.
+        #[arg(long)]
+        repair: bool,
+    },
 }
 
 #[derive(Args, Debug)]
@@ -211,5 +228,6 @@ async fn run(cli: &Cli) -> Result<u8, Fail> {
         Command::Deny { id } => approvals::decide(&setup, id, false, cli.json).await,
         Command::Gateway(args) => gateway::run(setup, args).await,
         Command::Console(args) => console::run(&setup, args).await,
+        Command::Journal(JournalCommand::Check { repair }) => journal::check(&setup, *repair, cli.json).await,
     }
 }

@@ -44,6 +44,11 @@ pub(crate) mod rules;
 #[cfg(feature = "sqlite")]
 mod sqlite;
 
+#[cfg(any(feature = "sqlite", feature = "postgres"))]
+pub(crate) mod buckets;
+#[cfg(any(feature = "sqlite", feature = "postgres"))]
+pub(crate) mod history;
+
 mod target;
 
 #[cfg(feature = "sqlite")]
@@ -340,6 +345,20 @@ impl BudgetUse {
     }
 }
 
+/// A budget whose running totals disagree with its reservations, as `terms journal check` reports it.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[non_exhaustive]
+pub struct BudgetFault {
+    /// The budget's name.
+    pub budget: String,
+    /// The value it is kept per (`""` for all of the asset).
+    pub scope: String,
+    /// The asset.
+    pub asset: String,
+    /// How many of its bucket rows disagree with its reservations (missing or extra rows included).
+    pub buckets: u64,
+}
+
 /// How a journal runs.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct JournalConfig {
@@ -394,6 +413,12 @@ pub trait Store: Send + Sync + fmt::Debug {
 
     /// The ATR bytes kept for the hash `h`; `None` if no payment was signed for it.
     fn atr<'a>(&'a self, h: &'a AtrHash) -> BoxFuture<'a, Result<Option<Vec<u8>>, JournalError>>;
+
+    /// Compares every budget's running totals with the reservations they sum (`terms journal check`): each budget
+    /// that disagrees is returned and marked, and refused from then on (no reservation from it, no report of it)
+    /// until a check with `repair` recomputes its totals from the rows and clears every mark. Reads every
+    /// reservation: its cost grows with the journal.
+    fn check_budgets(&self, repair: bool) -> BoxFuture<'_, Result<Vec<BudgetFault>, JournalError>>;
 }
 
 #[cfg(test)]

@@ -332,6 +332,7 @@ impl Held {
 
     /// Adds what counts of `budget` in the reservation state `state`: one stored amount, or a sum the database
     /// made of several (decimal text, atomic units). Digits past 2^256 - 1 are a sum that passed it.
+    #[cfg(feature = "postgres")]
     pub(crate) fn add(&mut self, budget: &str, amount: &str, state: &str) -> Result<(), String> {
         let amount = match crate::pairing::parse_atomic(amount) {
             Some(amount) => Some(amount),

@@ -6,7 +6,7 @@
 //! the future, on the thread that polls it, under one mutex per journal. That is what a local file costs anyway
 //! (one fsync of the WAL per write); a caller that must not block its executor's thread runs the gate where it may.
 //!
-//! # Schema (version 2, in `PRAGMA user_version`; `PRAGMA application_id` marks the file as a journal)
+//! # Schema (version 3, in `PRAGMA user_version`; `PRAGMA application_id` marks the file as a journal)
 //!
 //! ```sql
 //! CREATE TABLE atr (h TEXT PRIMARY KEY, bytes BLOB NOT NULL);  -- once per H, `0x` and 64 hex digits
@@ -25,19 +25,30 @@
 //!   attempt TEXT NOT NULL REFERENCES attempts (attempt), budget TEXT NOT NULL, scope TEXT NOT NULL,
 //!   asset TEXT NOT NULL, window_seconds INTEGER NOT NULL, amount TEXT NOT NULL,  -- decimal atomic units
 //!   at INTEGER NOT NULL, state TEXT NOT NULL);                                   -- reserved|committed|released
-//! CREATE INDEX reservations_by_budget ON reservations (budget, scope, asset, at);
 //! CREATE INDEX reservations_by_attempt ON reservations (attempt);
+//! -- version 3: running totals per budget and bucket (`buckets`), the budgets `terms journal check` found wrong
+//! CREATE TABLE budget_totals (budget, scope, asset, level, bucket, committed BLOB, reserved BLOB,  -- 40 bytes BE
+//!   PRIMARY KEY (budget, scope, asset, level, bucket)) WITHOUT ROWID;
+//! CREATE TABLE budget_faults (budget, scope, asset, buckets, found_at, PRIMARY KEY (budget, scope, asset));
+//! CREATE INDEX attempts_by_payee ON attempts (payee, created_at);     -- history by payee
+//! CREATE INDEX attempts_by_state ON attempts (payment_state, created_at);  -- history by state
+//! CREATE INDEX attempts_by_nonce ON attempts (h, account, pairing);   -- one nonce per payer
 //! ```
 //!
-//! Version 2 adds `prepared` (what the wallet is asked, recorded before it is asked); a version 1 file is migrated
-//! when it is opened for writing, in one transaction (its attempts keep `prepared` NULL). A file opened read-only
-//! is read as it is.
+//! Version 2 adds `prepared` (what the wallet is asked, recorded before it is asked); version 3 the running totals
+//! (filled from the reservations' rows) and indexes, and drops the reservations' index by budget and time (version
+//! 2's). An older file is migrated when it is opened for writing, in one transaction (a version 1 file's attempts
+//! keep `prepared` NULL; a migration cut short leaves the file as it was). A file opened read-only is read as it
+//! is, its totals computed in memory.
 //!
 //! The states are written as [`PaymentState::as_str`](super::PaymentState::as_str) and its siblings write them; the
 //! "newest" attempt of a key is the last inserted (`rowid`).
 
 mod approvals;
+#[cfg(test)]
+mod plans;
 mod read;
+mod totals;
 mod write;
 
 use std::fmt;
@@ -48,13 +59,14 @@ use std::time::{Duration, Instant};
 use ruint::aliases::U256;
 use rusqlite::{Connection, ErrorCode, OpenFlags, Transaction, TransactionBehavior};
 
-use super::{BudgetUse, HistoryFilter, JournalConfig, Record, Store, rules};
+use super::{BudgetFault, BudgetUse, HistoryFilter, JournalConfig, Record, Store, rules};
 use crate::gate::{Answered, Begun, Ended, Intent, JournalError, Prepared, SpendJournal};
 use crate::hash::AtrHash;
 use crate::signer::BoxFuture;
 
-/// The schema version this build writes and reads (it reads version 1 too, and migrates it when it may write).
-const SCHEMA_VERSION: i64 = 2;
+/// The schema version this build writes and reads (it reads versions 1 and 2 too, and migrates them when it may
+/// write).
+const SCHEMA_VERSION: i64 = 3;
 
 /// From version 1: what the wallet is asked, recorded before it is asked.
 const TO_V2: &str = "ALTER TABLE attempts ADD COLUMN prepared TEXT;";
@@ -83,10 +95,10 @@ CREATE TABLE reservations (",
   window_seconds INTEGER NOT NULL,
   at INTEGER NOT NULL
 );
-CREATE INDEX reservations_by_budget ON reservations (budget, scope, asset, at);
 CREATE INDEX reservations_by_attempt ON reservations (attempt);
 "
 );
+// A new file is created as version 2 was, then migrated to version 3 like any other (one transaction).
 
 /// A journal in one SQLite file: a [`SpendJournal`] for the gate and a [`Store`] to read it back. Every write is
 /// one `BEGIN IMMEDIATE` transaction, durable when it returns; a write that fails records nothing.
@@ -208,11 +220,18 @@ fn prepare(conn: &mut Connection, config: &JournalConfig, read_only: bool) -> Re
             return Err(Fail::Refused("it holds no journal, and is opened read-only".into()));
         }
         if read_only {
-            // A version 1 journal read as it is, unchanged: its attempts have no `prepared` column, so a view in
-            // this connection's own temporary schema (which names resolve first) reads them with it NULL.
-            conn.execute_batch(
-                "CREATE TEMP VIEW attempts AS SELECT rowid AS rowid, *, NULL AS prepared FROM main.attempts",
-            )?;
+            // A journal of an older version read as it is, unchanged: what it lacks stands in this connection's own
+            // temporary schema (which names resolve first). A version 1 file's attempts have no `prepared` column,
+            // so a view reads them with it NULL; the running totals are computed from its rows.
+            if version == 1 {
+                conn.execute_batch(
+                    "CREATE TEMP VIEW attempts AS SELECT rowid AS rowid, *, NULL AS prepared FROM main.attempts",
+                )?;
+            }
+            conn.execute_batch(totals::TEMP)?;
+            let tx = conn.transaction_with_behavior(TransactionBehavior::Deferred)?;
+            totals::fill(&tx)?;
+            tx.commit()?;
             return Ok(());
         }
         let tx = conn.transaction_with_behavior(TransactionBehavior::Immediate)?;
@@ -228,8 +247,17 @@ fn prepare(conn: &mut Connection, config: &JournalConfig, read_only: bool) -> Re
                 }
                 tx.execute_batch(SCHEMA)?;
                 tx.pragma_update(None, "application_id", APPLICATION_ID)?;
+                tx.execute_batch(totals::TO_V3)?;
             }
-            1 => tx.execute_batch(TO_V2)?,
+            from @ (1 | 2) => {
+                if from == 1 {
+                    tx.execute_batch(TO_V2)?;
+                }
+                // The running totals of every budget, from its rows: in the transaction that sets the version, so a
+                // migration cut short leaves version 2 as it was, and the next open runs it again.
+                tx.execute_batch(totals::TO_V3)?;
+                totals::fill(&tx)?;
+            }
             _ => {}
         }
         tx.pragma_update(None, "user_version", SCHEMA_VERSION)?;
@@ -363,10 +391,14 @@ impl Store for SqliteJournal {
         limit: U256,
         now: u64,
     ) -> BoxFuture<'a, Result<BudgetUse, JournalError>> {
-        Box::pin(async move { self.read(|tx| Ok(read::window(tx, budget, scope, asset, window, now)?.usage(limit))) })
+        Box::pin(async move { self.read(|tx| Ok(totals::window(tx, budget, scope, asset, window, now)?.usage(limit))) })
     }
 
     fn atr<'a>(&'a self, h: &'a AtrHash) -> BoxFuture<'a, Result<Option<Vec<u8>>, JournalError>> {
         Box::pin(async move { self.read(|tx| read::atr(tx, h)) })
+    }
+
+    fn check_budgets(&self, repair: bool) -> BoxFuture<'_, Result<Vec<BudgetFault>, JournalError>> {
+        Box::pin(async move { self.write(|tx| totals::check(tx, repair)) })
     }
 }

@@ -47,8 +47,11 @@
 //! default) uses it where the server offers it, `disable` never does.
 
 mod approvals;
+#[cfg(test)]
+mod plans;
 mod read;
 mod schema;
+mod totals;
 mod write;
 
 use std::fmt;
@@ -60,7 +63,7 @@ use deadpool_postgres::{Manager, ManagerConfig, Object, Pool, PoolError, Recycli
 use ruint::aliases::U256;
 use tokio_postgres::error::SqlState;
 
-use super::journal::{BudgetUse, HistoryFilter, JournalConfig, Record, Store};
+use super::journal::{BudgetFault, BudgetUse, HistoryFilter, JournalConfig, Record, Store};
 use crate::gate::{Answered, Begun, Ended, Intent, JournalError, Prepared, SpendJournal};
 use crate::hash::AtrHash;
 use crate::signer::BoxFuture;
@@ -377,7 +380,7 @@ impl SpendJournal for PostgresJournal {
         Box::pin(async move {
             match self.write(write::Op::Begin(intent)).await? {
                 write::Done::Begun(begun) => Ok(begun),
-                write::Done::Written => Err(JournalError(format!("the journal on {} misread", self.target))),
+                _ => Err(JournalError(format!("the journal on {} misread", self.target))),
             }
         })
     }
@@ -463,6 +466,15 @@ impl Store for PostgresJournal {
                 _ => None,
             })
             .await
+        })
+    }
+
+    fn check_budgets(&self, repair: bool) -> BoxFuture<'_, Result<Vec<BudgetFault>, JournalError>> {
+        Box::pin(async move {
+            match self.write(write::Op::Check(repair)).await? {
+                write::Done::Checked(faults) => Ok(faults),
+                _ => Err(JournalError(format!("the journal on {} misread", self.target))),
+            }
         })
     }
 }

@@ -4,12 +4,14 @@
 use deadpool_postgres::{Object, Transaction};
 use tokio_postgres::IsolationLevel;
 use tokio_postgres::Row;
+use tokio_postgres::types::ToSql;
 
 use super::Fail;
 use super::write::window;
 use crate::hash::AtrHash;
-use crate::safety::journal::rules::{self, COLUMNS, Held, Raw, RawReservation, int};
-use crate::safety::journal::{HistoryFilter, PaymentState, Record};
+use crate::safety::journal::history::{self, Param};
+use crate::safety::journal::rules::{self, COLUMNS, Held, Raw, RawReservation};
+use crate::safety::journal::{HistoryFilter, Record};
 
 /// One read the [`Store`](crate::safety::journal::Store) asks for.
 #[derive(Debug, Clone, Copy)]
@@ -62,17 +64,19 @@ pub(super) async fn run(client: &mut Object, op: &Op<'_>) -> Result<Out, Fail> {
             Out::Records(complete(&tx, tx.query(&tx.prepare_cached(&sql).await?, &[&key]).await?).await?)
         }
         Op::History(filter) => {
-            let sql = format!(
-                "SELECT {COLUMNS} FROM terms_attempts WHERE ($1::BIGINT IS NULL OR created_at >= $1) \
-                 AND ($2::BIGINT IS NULL OR created_at < $2) AND ($3::TEXT IS NULL OR payee = $3) \
-                 AND ($4::TEXT IS NULL OR payment_state = $4) ORDER BY created_at DESC, seq DESC LIMIT $5"
-            );
-            let since = filter.since.map(|t| int(t, "the history's start")).transpose().map_err(Fail::Refused)?;
-            let until = filter.until.map(|t| int(t, "the history's end")).transpose().map_err(Fail::Refused)?;
-            let state = filter.state.map(PaymentState::as_str);
-            let limit = filter.limit.map(i64::from);
-            let rows =
-                tx.query(&tx.prepare_cached(&sql).await?, &[&since, &until, &filter.payee, &state, &limit]).await?;
+            let (sql, params) =
+                history::query(filter, COLUMNS, "terms_attempts", "seq", |n| format!("${n}")).map_err(Fail::Refused)?;
+            let params: Vec<Box<dyn ToSql + Sync + Send>> = params
+                .into_iter()
+                .map(|p| -> Box<dyn ToSql + Sync + Send> {
+                    match p {
+                        Param::Int(n) => Box::new(n),
+                        Param::Text(t) => Box::new(t),
+                    }
+                })
+                .collect();
+            let params: Vec<&(dyn ToSql + Sync)> = params.iter().map(|p| &**p as &(dyn ToSql + Sync)).collect();
+            let rows = tx.query(&tx.prepare_cached(&sql).await?, &params).await?;
             Out::Records(complete(&tx, rows).await?)
         }
         Op::Window { budget, scope, asset, window: seconds, now } => {

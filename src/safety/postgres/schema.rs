@@ -9,6 +9,12 @@
 //! CREATE TABLE terms_reservations (seq BIGINT IDENTITY, attempt TEXT REFERENCES terms_attempts, ...);
 //! -- version 2
 //! ALTER TABLE terms_attempts ADD COLUMN prepared TEXT;                       -- what the wallet is asked
+//! -- version 3 (`totals.rs`): running totals per budget and bucket, filled from the reservations
+//! CREATE TABLE terms_budget_totals (budget, scope, asset, level, bucket, committed NUMERIC, reserved NUMERIC, ...);
+//! CREATE TABLE terms_budget_faults (budget, scope, asset, buckets, found_at);  -- found by `terms journal check`
+//! CREATE INDEX terms_attempts_by_payee / _by_state / _by_nonce;   -- history by payee, by state; one nonce per payer
+//! DROP INDEX terms_reservations_by_budget;                                    -- no read scans a window any more
+//! CREATE FUNCTION terms_window, terms_nonce_user, terms_move, terms_begin;   -- a reservation in one statement
 //! ```
 //!
 //! JSON columns are `TEXT`, so a signed payment reads back byte for byte (`jsonb` would reorder its keys); times are
@@ -21,13 +27,13 @@ use super::Fail;
 use crate::safety::journal::rules::{self, now};
 
 /// The schema version this build migrates to and reads.
-pub const SCHEMA_VERSION: i32 = 2;
+pub const SCHEMA_VERSION: i32 = 3;
 
 /// The advisory lock every journal process takes to migrate: `termjnl1` in ASCII.
 const MIGRATION_LOCK: i64 = 0x7465_726d_6a6e_6c31;
 
 /// Each version's SQL, applied in order to reach it.
-const MIGRATIONS: &[(i32, &str)] = &[(1, V1), (2, V2)];
+const MIGRATIONS: &[(i32, &str)] = &[(1, V1), (2, V2), (3, super::totals::V3)];
 
 /// What the wallet is asked, recorded before it is asked (JSON text); attempts written before it keep NULL.
 const V2: &str = "ALTER TABLE terms_attempts ADD COLUMN prepared TEXT;";

@@ -2,7 +2,7 @@
 //! race: transaction advisory locks on the purchase and on each budget, row locks on the attempts): on any `Err` the transaction is rolled back and nothing is recorded. What each write decides is the
 //! backends' shared [`rules`](crate::safety::journal::rules); this is the SQL and the locks.
 
-use deadpool_postgres::{Object, Transaction};
+use deadpool_postgres::{GenericClient, Object, Transaction};
 use serde_json::Value;
 use sha2::{Digest, Sha256};
 use tokio_postgres::Row;
@@ -12,8 +12,9 @@ use tokio_postgres::types::ToSql;
 use super::Fail;
 use crate::gate::{Answered, Begun, Claim, Ended, Intent, Prepared};
 use crate::safety::journal::JournalConfig;
+use crate::safety::journal::buckets;
 use crate::safety::journal::rules::{self, Change, Held, Next, PRIOR_COLUMNS, Prior, PriorPayment, int, now};
-use crate::safety::journal::{PaymentState, ReservationState, Stage};
+use crate::safety::journal::{BudgetFault, PaymentState, ReservationState, Stage};
 
 /// One write the gate asks for.
 #[derive(Debug, Clone, Copy)]
@@ -24,6 +25,8 @@ pub(super) enum Op<'a> {
     Signed(&'a str, &'a [u8], &'a Value),
     Ended(&'a str, Ended<'a>),
     Answered(&'a str, Answered<'a>),
+    /// `terms journal check`, repairing or not.
+    Check(bool),
 }
 
 /// What a write that is done answers.
@@ -33,6 +36,8 @@ pub(super) enum Done {
     Begun(Begun),
     /// Any other write.
     Written,
+    /// The budgets a check found disagreeing with their rows.
+    Checked(Vec<BudgetFault>),
 }
 
 /// A failure of the commit itself: if it was the connection's, the commit may have gone through.
@@ -42,6 +47,16 @@ pub(super) struct Commit(pub(super) Fail);
 /// Runs the write in one transaction. `Err` is a failure before the commit was sent (nothing recorded); `Ok(Err)`
 /// a failure of the commit.
 pub(super) async fn run(client: &mut Object, op: &Op<'_>, config: JournalConfig) -> Result<Result<Done, Commit>, Fail> {
+    if let Op::Begin(intent) = *op {
+        // A new purchase (no open attempt) is one statement, its own transaction: one round trip and one commit.
+        // A connection lost while it ran leaves its commit unknown.
+        match reserve(&*client, intent, config, false).await {
+            Ok(Some(begun)) => return Ok(Ok(Done::Begun(begun))),
+            Ok(None) => {}
+            Err(fail) if fail.is_connection() => return Ok(Err(Commit(fail))),
+            Err(fail) => return Err(fail),
+        }
+    }
     let tx = client.transaction().await?;
     let done = match *op {
         Op::Begin(intent) => Done::Begun(begin(&tx, intent, config).await?),
@@ -77,6 +92,7 @@ pub(super) async fn run(client: &mut Object, op: &Op<'_>, config: JournalConfig)
             apply(&tx, attempt, &rules::answered(attempt, state, answered).map_err(Fail::Refused)?, now()).await?;
             Done::Written
         }
+        Op::Check(repair) => Done::Checked(check(&tx, repair).await?),
     };
     Ok(tx.commit().await.map(|()| done).map_err(|e| Commit(e.into())))
 }
@@ -87,6 +103,8 @@ pub(super) async fn applied(client: &Object, op: &Op<'_>) -> Result<Option<Done>
     let attempt = match *op {
         Op::Begin(intent) => intent.attempt,
         Op::Moving(a) | Op::Stepped(a, _) | Op::Signed(a, ..) | Op::Ended(a, _) | Op::Answered(a, _) => a,
+        // A check changes only its marks: running it again is the same.
+        Op::Check(_) => return Ok(None),
     };
     let row = client
         .query_opt(
@@ -99,6 +117,7 @@ pub(super) async fn applied(client: &Object, op: &Op<'_>) -> Result<Option<Done>
     let text = |i: usize| row.get::<_, Option<String>>(i);
     let there = match *op {
         Op::Begin(_) => return Ok(Some(Done::Begun(Begun::Fresh))),
+        Op::Check(_) => return Ok(None),
         Op::Moving(_) => row.get::<_, bool>(1),
         Op::Stepped(_, prepared) => text(6) == json(prepared),
         Op::Signed(_, _, payment) => text(2) == json(payment),
@@ -139,6 +158,15 @@ fn lock_key(names: &[&str]) -> i64 {
     i64::from_be_bytes(first)
 }
 
+/// The advisory locks of the budgets an intent claims, in the one order every begin takes them in.
+fn budget_locks(intent: &Intent<'_>) -> Vec<i64> {
+    let mut locks: Vec<i64> =
+        intent.claims.iter().map(|c| lock_key(&["budget", &c.budget, &c.scope, &c.asset])).collect();
+    locks.sort_unstable();
+    locks.dedup();
+    locks
+}
+
 /// A statement's parameters.
 type Params<'p> = &'p [&'p (dyn ToSql + Sync)];
 
@@ -159,95 +187,114 @@ fn json<T: serde::Serialize + ?Sized>(value: &T) -> Option<String> {
     serde_json::to_string(value).ok()
 }
 
-/// Locks the purchase, reads its attempts that are not closed and decides; where it may be paid, locks each budget
-/// it claims (in one order), checks every claim and records the intent with its reservations.
+/// A begin whose purchase has open attempts, in the transaction `run` opened: locks the purchase, reads its open
+/// attempts (row-locked) and decides; where it may be paid, writes the lapses and then reserves as the fast path
+/// does ([`reserve`], told the attempts were read).
 async fn begin(tx: &Transaction<'_>, intent: &Intent<'_>, config: JournalConfig) -> Result<Begun, Fail> {
     let lease = config.lease_seconds;
     let at = int(intent.at, "the intent's time").map_err(Fail::Refused)?;
-    let role = intent.role.as_str();
     // The purchase, locked until the transaction ends: two begins of one purchase take turns.
-    exec(tx, "SELECT pg_advisory_xact_lock($1)", &[&lock_key(&["purchase", intent.key, role])]).await?;
+    exec(tx, "SELECT pg_advisory_xact_lock($1)", &[&lock_key(&["purchase", intent.key, intent.role.as_str()])]).await?;
     // `FOR UPDATE`: an attempt of the purchase being signed right now is read as it is once that write committed.
     match rules::before(&priors(tx, intent, true).await?, at, lease, intent.purchase).map_err(Fail::Refused)? {
         Next::Answer(begun) => return Ok(begun),
         Next::Go(lapsed) => {
+            // The budgets it claims, locked before a lapse moves their running totals: a lapse moving them first
+            // would hold their rows while it waits for a budget's lock, and a begin holding that lock waits for those
+            // rows, a circle the server breaks only after its deadlock_timeout. `terms_begin` takes the same locks
+            // again (a session's advisory locks are reentrant).
+            if !lapsed.is_empty() {
+                let locks = budget_locks(intent);
+                exec(tx, "SELECT pg_advisory_xact_lock(k) FROM unnest($1::BIGINT[]) AS k", &[&locks]).await?;
+            }
             for (attempt, change) in &lapsed {
                 apply(tx, attempt, change, at).await?;
             }
         }
     }
-    if let Some(blocked) = rules::nonce_used(intent, nonce_user(tx, intent, config).await?) {
-        return Ok(blocked);
-    }
-    // Each budget it claims, locked in one order: from here until the commit no other begin reserves from it.
-    let mut budgets: Vec<i64> =
-        intent.claims.iter().map(|c| lock_key(&["budget", &c.budget, &c.scope, &c.asset])).collect();
-    budgets.sort_unstable();
-    budgets.dedup();
-    for key in budgets {
-        exec(tx, "SELECT pg_advisory_xact_lock($1)", &[&key]).await?;
-    }
-    let mut held = Vec::with_capacity(intent.claims.len());
-    for claim in intent.claims {
-        held.push(window(tx, &claim.budget, &claim.scope, &claim.asset, claim.window, intent.at).await?);
-    }
-    if let Some(claim) = rules::over_budget(intent.claims, &held) {
-        return Ok(Begun::OverBudget(claim.clone()));
-    }
+    reserve(tx, intent, config, true)
+        .await?
+        .ok_or_else(|| Fail::Refused("the journal's begin found open attempts it had been told were read".into()))
+}
+
+/// `terms_begin` in one statement (one round trip once prepared): the purchase locked; `None` (nothing written)
+/// where it has open attempts and `open_checked` is false; else the payer's nonce checked, each budget locked (in one
+/// order, so two begins never wait on each other in a circle) and its window read from its running totals, and,
+/// where every claim fits, the intent, its reservations and their totals written. Outside a transaction the
+/// statement is its own, committed when it answers.
+pub(super) async fn reserve<C: GenericClient>(
+    client: &C,
+    intent: &Intent<'_>,
+    config: JournalConfig,
+    open_checked: bool,
+) -> Result<Option<Begun>, Fail> {
+    let at = int(intent.at, "the intent's time").map_err(Fail::Refused)?;
+    let role = intent.role.as_str();
     let json = rules::intent_json(intent).map_err(Fail::Refused)?;
-    if let Some(to_sign) = &intent.to_sign {
-        exec(
-            tx,
-            "INSERT INTO terms_atr (h, bytes) VALUES ($1, $2) ON CONFLICT DO NOTHING",
-            &[&intent.h.to_hex(), &to_sign.bytes],
-        )
-        .await?;
-    }
-    // The attempt and its reservations in one statement (one round trip under the budgets' locks), the
-    // reservations in the claims' order. A window past what a BIGINT holds is kept as the most it does.
     let column = |f: fn(&Claim) -> String| intent.claims.iter().map(f).collect::<Vec<_>>();
     let (budgets, scopes, assets) =
         (column(|c| c.budget.clone()), column(|c| c.scope.clone()), column(|c| c.asset.clone()));
-    let amounts = column(|c| c.amount.to_string());
+    let (amounts, limits) = (column(|c| c.amount.to_string()), column(|c| c.limit.to_string()));
+    // A window past what a BIGINT holds is kept as the most it does.
     let windows: Vec<i64> = intent.claims.iter().map(|c| i64::try_from(c.window).unwrap_or(i64::MAX)).collect();
-    let inserted = exec(
-        tx,
-        "WITH attempt AS (INSERT INTO terms_attempts (attempt, key, role, pairing, account, h, payee, purchase, \
-         chosen, quote, stage, payment_state, execution, response, retry, moving, payment, answer, decline, cause, \
-         created_at, updated_at, prepared) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, 'intent', 'not-paid', \
-         'not-started', NULL, 'safe', false, NULL, NULL, NULL, NULL, $11, $11, $17) RETURNING attempt) \
-         INSERT INTO terms_reservations (attempt, budget, scope, asset, window_seconds, amount, at, state) \
-         SELECT attempt.attempt, c.budget, c.scope, c.asset, c.window_seconds, c.amount, $11, 'reserved' \
-         FROM attempt, unnest($12::TEXT[], $13::TEXT[], $14::TEXT[], $15::BIGINT[], $16::TEXT[]) WITH ORDINALITY \
-         AS c (budget, scope, asset, window_seconds, amount, n) ORDER BY c.n",
-        &[
-            &intent.attempt,
-            &intent.key,
-            &role,
-            &intent.pairing,
-            &intent.account,
-            &intent.h.to_hex(),
-            &intent.quote.payee,
-            &json.purchase,
-            &json.chosen,
-            &json.quote,
-            &at,
-            &budgets,
-            &scopes,
-            &assets,
-            &windows,
-            &amounts,
-            &json.prepared,
-        ],
-    )
-    .await;
-    match inserted {
-        Err(Fail::Sql(e)) if e.code() == Some(&SqlState::UNIQUE_VIOLATION) => {
+    let starts: Vec<i64> = intent.claims.iter().map(|c| rules::window_start(c.window, intent.at)).collect();
+    let locks = budget_locks(intent);
+    let h = intent.h.to_hex();
+    // The payer's H, locked where one nonce per payer is asked: two purchases under one H take turns there.
+    let nonce =
+        (config.one_nonce_per_payer && rules::nonce_of_h(intent)).then(|| lock_key(&["nonce", intent.account, &h]));
+    let bytes = intent.to_sign.as_ref().map(|t| t.bytes);
+    let statement = client
+        .prepare_cached(
+            "SELECT outcome, detail FROM terms_begin($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, \
+             $15, $16, $17, $18, $19, $20, $21, $22, $23, $24)",
+        )
+        .await?;
+    let params: Params<'_> = &[
+        &intent.attempt,
+        &intent.key,
+        &role,
+        &intent.pairing,
+        &intent.account,
+        &h,
+        &intent.quote.payee,
+        &json.purchase,
+        &json.chosen,
+        &json.quote,
+        &at,
+        &json.prepared,
+        &bytes,
+        &budgets,
+        &scopes,
+        &assets,
+        &windows,
+        &amounts,
+        &limits,
+        &starts,
+        &locks,
+        &lock_key(&["purchase", intent.key, role]),
+        &nonce,
+        &open_checked,
+    ];
+    let row = match client.query_one(&statement, params).await {
+        Err(e) if e.code() == Some(&SqlState::UNIQUE_VIOLATION) => {
             return Err(Fail::Refused(format!("attempt {} is already in the journal", intent.attempt)));
         }
         other => other?,
     };
-    Ok(Begun::Fresh)
+    let detail: Option<String> = row.get(1);
+    let unexpected = || Fail::Refused(format!("the journal's begin answered {:?}", row.get::<_, &str>(0)));
+    Ok(Some(match row.get::<_, &str>(0) {
+        "open" => return Ok(None),
+        "fresh" => Begun::Fresh,
+        "nonce" => rules::nonce_used(intent, detail).ok_or_else(unexpected)?,
+        "over" => {
+            let i = detail.and_then(|d| d.parse::<usize>().ok()).and_then(|i| i.checked_sub(1));
+            Begun::OverBudget(i.and_then(|i| intent.claims.get(i)).ok_or_else(unexpected)?.clone())
+        }
+        "fault" => return Err(Fail::Refused(buckets::faulted(&detail.unwrap_or_default()))),
+        _ => return Err(unexpected()),
+    }))
 }
 
 /// The attempts of the intent's purchase (its key and role) that are not closed, newest first; `lock`: their rows
@@ -302,26 +349,24 @@ pub(super) async fn look(tx: &Transaction<'_>, intent: &Intent<'_>, config: Jour
     Ok(rules::over_budget(intent.claims, &held).cloned().map_or(Begun::Fresh, Begun::OverBudget))
 }
 
-/// Another purchase of the intent's payer paid through its pairing under its H ([`rules::nonce_used`]).
+/// Another purchase of the intent's payer paid through its pairing under its H ([`rules::nonce_used`]), as `look`
+/// reads it (`terms_begin` reads the same, under the payer's lock).
 async fn nonce_user(tx: &Transaction<'_>, intent: &Intent<'_>, config: JournalConfig) -> Result<Option<String>, Fail> {
     if !config.one_nonce_per_payer || !rules::nonce_of_h(intent) {
         return Ok(None);
     }
-    // The payer's H, locked until the transaction ends: two purchases under one H take turns here.
-    let h = intent.h.to_hex();
-    exec(tx, "SELECT pg_advisory_xact_lock($1)", &[&lock_key(&["nonce", intent.account, &h])]).await?;
-    let row = tx
-        .query_opt(
-            "SELECT key FROM terms_attempts WHERE account = $1 AND pairing = $2 AND h = $3 AND key <> $4 \
-             AND role = 'payment' AND payment_state <> 'not-paid' LIMIT 1",
-            &[&intent.account, &intent.pairing, &h, &intent.key],
-        )
-        .await?;
-    Ok(row.map(|r| r.get(0)))
+    let found = rows(
+        tx,
+        "SELECT key FROM terms_nonce_user($1, $2, $3, $4)",
+        &[&intent.account, &intent.pairing, &intent.h.to_hex(), &intent.key],
+    )
+    .await?;
+    Ok(found.first().map(|r| r.get(0)))
 }
 
-/// The window `(now - window, now]` of a budget (and every reservation dated after `now`): what it holds.
-/// The server sums each state's amounts exactly (`numeric`), and the sums are read as the rules read amounts.
+/// The window `(now - window, now]` of a budget (and every reservation dated after `now`): what it holds, from its
+/// running totals (`terms_window`: a bounded number of bucket rows), summed exactly (`NUMERIC`) and read as the rules
+/// read amounts. A budget `terms journal check` found wrong is refused.
 pub(super) async fn window(
     tx: &Transaction<'_>,
     budget: &str,
@@ -332,19 +377,18 @@ pub(super) async fn window(
 ) -> Result<Held, Fail> {
     let rows = rows(
         tx,
-        "SELECT (sum(amount::numeric) FILTER (WHERE state = 'committed'))::text, \
-         (sum(amount::numeric) FILTER (WHERE state = 'reserved'))::text FROM terms_reservations \
-         WHERE budget = $1 AND scope = $2 AND asset = $3 AND at > $4",
+        "SELECT EXISTS (SELECT 1 FROM terms_budget_faults WHERE budget = $1 AND scope = $2 AND asset = $3), \
+         w.committed::TEXT, w.reserved::TEXT FROM terms_window($1, $2, $3, $4) AS w",
         &[&budget, &scope, &asset, &rules::window_start(window, now)],
     )
     .await?;
     let mut held = Held::default();
     for row in &rows {
-        // A state with nothing in the window sums to NULL.
-        for (column, state) in [(0, ReservationState::Committed), (1, ReservationState::Reserved)] {
-            if let Some(sum) = row.get::<_, Option<&str>>(column) {
-                held.add(budget, sum, state.as_str()).map_err(Fail::Refused)?;
-            }
+        if row.get::<_, bool>(0) {
+            return Err(Fail::Refused(buckets::faulted(budget)));
+        }
+        for (column, state) in [(1, ReservationState::Committed), (2, ReservationState::Reserved)] {
+            held.add(budget, row.get::<_, &str>(column), state.as_str()).map_err(Fail::Refused)?;
         }
     }
     Ok(held)
@@ -390,12 +434,52 @@ async fn apply(tx: &Transaction<'_>, attempt: &str, change: &Change, at: i64) ->
     .await?;
     if let Some((to, from)) = change.reservations {
         let from: Vec<&str> = from.iter().map(|s| s.as_str()).collect();
+        // The reservations and their budgets' running totals, moved together; a total that is missing, or would
+        // go below zero (the table's check), disagrees with its rows.
+        let moved = rows(tx, "SELECT terms_move($1, $2, $3)", &[&attempt, &to.as_str(), &from]).await;
+        let whole = match moved {
+            Err(Fail::Sql(e)) if e.code() == Some(&SqlState::CHECK_VIOLATION) => false,
+            other => other?.first().is_some_and(|r| r.get::<_, bool>(0)),
+        };
+        if !whole {
+            return Err(Fail::Refused(format!(
+                "the running totals of a budget attempt {attempt} reserved from disagree with its reservations: \
+                 its reservations are not moved (run `terms journal check`)"
+            )));
+        }
+    }
+    Ok(())
+}
+
+/// Compares every budget's running totals with its rows, writers held off meanwhile: the budgets that disagree are
+/// marked (refused from then on) and returned; `repair` recomputes every total from the rows and clears the marks.
+async fn check(tx: &Transaction<'_>, repair: bool) -> Result<Vec<BudgetFault>, Fail> {
+    tx.batch_execute("LOCK TABLE terms_reservations, terms_budget_totals IN SHARE ROW EXCLUSIVE MODE").await?;
+    let faults: Vec<BudgetFault> = rows(tx, super::totals::DIFFER, &[])
+        .await?
+        .iter()
+        .map(|r| BudgetFault {
+            budget: r.get(0),
+            scope: r.get(1),
+            asset: r.get(2),
+            buckets: u64::try_from(r.get::<_, i64>(3)).unwrap_or(0),
+        })
+        .collect();
+    if repair {
+        tx.batch_execute("DELETE FROM terms_budget_totals").await?;
+        tx.batch_execute(super::totals::FILL).await?;
+        tx.batch_execute("DELETE FROM terms_budget_faults").await?;
+        return Ok(faults);
+    }
+    for f in &faults {
+        let buckets = i64::try_from(f.buckets).unwrap_or(i64::MAX);
         exec(
             tx,
-            "UPDATE terms_reservations SET state = $2 WHERE attempt = $1 AND state = ANY($3)",
-            &[&attempt, &to.as_str(), &from],
+            "INSERT INTO terms_budget_faults (budget, scope, asset, buckets, found_at) VALUES ($1, $2, $3, $4, $5) \
+             ON CONFLICT (budget, scope, asset) DO UPDATE SET buckets = excluded.buckets, found_at = excluded.found_at",
+            &[&f.budget, &f.scope, &f.asset, &buckets, &now()],
         )
         .await?;
     }
-    Ok(())
+    Ok(faults)
 }

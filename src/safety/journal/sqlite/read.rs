@@ -1,12 +1,13 @@
 //! Reading the journal back: records with their reservations, budget windows, ATR bytes. How a row reads as a
 //! record is the backends' shared [`rules`](crate::safety::journal::rules); this is the SQL.
 
-use rusqlite::{Connection, OptionalExtension, Row, params};
+use rusqlite::{Connection, OptionalExtension, Row, params, params_from_iter};
 
 use super::Fail;
 use crate::hash::AtrHash;
-use crate::safety::journal::rules::{self, COLUMNS, Held, Raw, RawReservation, int};
-use crate::safety::journal::{HistoryFilter, PaymentState, Record};
+use crate::safety::journal::history::{self, Param};
+use crate::safety::journal::rules::{self, COLUMNS, Raw, RawReservation};
+use crate::safety::journal::{HistoryFilter, Record};
 
 /// The newest payment attempt of a purchase.
 pub(super) fn record(conn: &Connection, key: &str) -> Result<Option<Record>, Fail> {
@@ -24,47 +25,19 @@ pub(super) fn attempts(conn: &Connection, key: &str) -> Result<Vec<Record>, Fail
 
 /// The attempts a filter lets through, newest first.
 pub(super) fn history(conn: &Connection, filter: &HistoryFilter) -> Result<Vec<Record>, Fail> {
-    let sql = format!(
-        "SELECT {COLUMNS} FROM attempts WHERE (?1 IS NULL OR created_at >= ?1) AND (?2 IS NULL OR created_at < ?2) \
-         AND (?3 IS NULL OR payee = ?3) AND (?4 IS NULL OR payment_state = ?4) \
-         ORDER BY created_at DESC, rowid DESC LIMIT ?5"
-    );
-    let since = filter.since.map(|t| int(t, "the history's start")).transpose().map_err(Fail::Refused)?;
-    let until = filter.until.map(|t| int(t, "the history's end")).transpose().map_err(Fail::Refused)?;
-    let state = filter.state.map(PaymentState::as_str);
-    let limit = filter.limit.map_or(-1, i64::from);
-    let rows = conn
-        .prepare(&sql)?
-        .query_map(params![since, until, filter.payee, state, limit], raw)?
-        .collect::<Result<Vec<_>, _>>()?;
+    let (sql, params) =
+        history::query(filter, COLUMNS, "attempts", "rowid", |n| format!("?{n}")).map_err(Fail::Refused)?;
+    let params = params.iter().map(|p| match p {
+        Param::Int(n) => rusqlite::types::Value::Integer(*n),
+        Param::Text(t) => rusqlite::types::Value::Text(t.clone()),
+    });
+    let rows = conn.prepare(&sql)?.query_map(params_from_iter(params), raw)?.collect::<Result<Vec<_>, _>>()?;
     rows.into_iter().map(|row| complete(conn, row)).collect()
 }
 
 /// The ATR bytes kept for a hash.
 pub(super) fn atr(conn: &Connection, h: &AtrHash) -> Result<Option<Vec<u8>>, Fail> {
     Ok(conn.query_row("SELECT bytes FROM atr WHERE h = ?1", params![h.to_hex()], |r| r.get(0)).optional()?)
-}
-
-/// The window `(now - window, now]` of a budget (and every reservation dated after `now`): what it holds, by
-/// state. Released reservations do not count.
-pub(super) fn window(
-    conn: &Connection,
-    budget: &str,
-    scope: &str,
-    asset: &str,
-    window: u64,
-    now: u64,
-) -> Result<Held, Fail> {
-    let mut statement = conn.prepare_cached(
-        "SELECT amount, state FROM reservations WHERE budget = ?1 AND scope = ?2 AND asset = ?3 AND at > ?4 \
-         AND state != 'released'",
-    )?;
-    let mut rows = statement.query(params![budget, scope, asset, rules::window_start(window, now)])?;
-    let mut held = Held::default();
-    while let Some(row) = rows.next()? {
-        held.add(budget, &row.get::<_, String>(0)?, &row.get::<_, String>(1)?).map_err(Fail::Refused)?;
-    }
-    Ok(held)
 }
 
 fn raw(r: &Row<'_>) -> rusqlite::Result<Raw> {

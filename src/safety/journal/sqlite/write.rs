@@ -6,11 +6,11 @@ use rusqlite::{Connection, OptionalExtension, params};
 use serde_json::Value;
 
 use super::Fail;
-use super::read::window;
+use super::totals::{self, window};
 use crate::gate::{Answered, Begun, Ended, Intent, Prepared};
 use crate::safety::journal::JournalConfig;
 use crate::safety::journal::rules::{self, Change, Next, PRIOR_COLUMNS, Prior, PriorPayment, int, now};
-use crate::safety::journal::{PaymentState, Stage};
+use crate::safety::journal::{PaymentState, ReservationState, Stage};
 
 /// Reads the purchase's attempts that are not closed and decides; where the purchase may be paid, checks every
 /// claim and records the intent with its reservations.
@@ -71,15 +71,10 @@ pub(super) fn begin(conn: &Connection, intent: &Intent<'_>, config: JournalConfi
     for claim in intent.claims {
         // The window is kept for reading back; one past what SQLite stores is kept as the most it does.
         let seconds = i64::try_from(claim.window).unwrap_or(i64::MAX);
-        insert.execute(params![
-            intent.attempt,
-            claim.budget,
-            claim.scope,
-            claim.asset,
-            seconds,
-            claim.amount.to_string(),
-            at
-        ])?;
+        let amount = claim.amount.to_string();
+        insert.execute(params![intent.attempt, claim.budget, claim.scope, claim.asset, seconds, amount, at])?;
+        let budget = (claim.budget.as_str(), claim.scope.as_str(), claim.asset.as_str());
+        totals::shift(conn, budget, at, &amount, (None, ReservationState::Reserved))?;
     }
     Ok(Begun::Fresh)
 }
@@ -99,16 +94,18 @@ pub(super) fn look(conn: &Connection, intent: &Intent<'_>, config: JournalConfig
     Ok(over_budget(conn, intent)?.map_or(Begun::Fresh, Begun::OverBudget))
 }
 
+/// Another purchase of a payer (`?1`) through a pairing (`?2`) under an H (`?3`) than `?4` whose payment may have
+/// moved (read through `attempts_by_nonce`).
+pub(super) const NONCE_USER: &str = "SELECT key FROM attempts WHERE account = ?1 AND pairing = ?2 AND h = ?3 \
+                                     AND key <> ?4 AND role = 'payment' AND payment_state <> 'not-paid' LIMIT 1";
+
 /// Another purchase of the intent's payer paid through its pairing under its H ([`rules::nonce_used`]).
 fn nonce_user(conn: &Connection, intent: &Intent<'_>, config: JournalConfig) -> Result<Option<String>, Fail> {
     if !config.one_nonce_per_payer || !rules::nonce_of_h(intent) {
         return Ok(None);
     }
     Ok(conn
-        .prepare_cached(
-            "SELECT key FROM attempts WHERE account = ?1 AND pairing = ?2 AND h = ?3 AND key <> ?4 \
-             AND role = 'payment' AND payment_state <> 'not-paid' LIMIT 1",
-        )?
+        .prepare_cached(NONCE_USER)?
         .query_row(params![intent.account, intent.pairing, intent.h.to_hex(), intent.key], |r| r.get(0))
         .optional()?)
 }
@@ -222,10 +219,21 @@ fn apply(conn: &Connection, attempt: &str, change: &Change, at: i64) -> Result<(
         change.prepared,
     ])?;
     if let Some((to, from)) = change.reservations {
-        let mut statement =
-            conn.prepare_cached("UPDATE reservations SET state = ?2 WHERE attempt = ?1 AND state = ?3")?;
-        for state in from {
-            statement.execute(params![attempt, to.as_str(), state.as_str()])?;
+        // Each reservation that moves, moved in its budget's running totals too.
+        let mut moving = conn.prepare_cached(
+            "SELECT rowid, budget, scope, asset, at, amount FROM reservations WHERE attempt = ?1 AND state = ?2",
+        )?;
+        let mut statement = conn.prepare_cached("UPDATE reservations SET state = ?2 WHERE rowid = ?1")?;
+        for &state in from {
+            let moved = moving
+                .query_map(params![attempt, state.as_str()], |r| {
+                    Ok((r.get(0)?, r.get(1)?, r.get(2)?, r.get(3)?, r.get(4)?, r.get(5)?))
+                })?
+                .collect::<Result<Vec<(i64, String, String, String, i64, String)>, _>>()?;
+            for (rowid, budget, scope, asset, at, amount) in moved {
+                statement.execute(params![rowid, to.as_str()])?;
+                totals::shift(conn, (&budget, &scope, &asset), at, &amount, (Some(state), to))?;
+            }
         }
     }
     Ok(())
