@@ -94,7 +94,7 @@ fn choose(read: &Advertised<'_>, ctx: &ChooseContext<'_>) -> Result<Chosen, Refu
 }
 
 /// What the buyer would pay for a choice: the option's amount of the asset to `payTo`, once the simulated envelope
-/// pays exactly that ([`signing_of`] with no H: `payTo` must be an M account, and every other check of the build
+/// pays exactly that (the build's checks with no H: `payTo` must be an M account, and every other check of the build
 /// holds). The entry's expiration is a ledger, so the quote names no time window.
 pub fn quote(choice: &Map<String, Value>) -> Result<Quote, Refusal> {
     let (_, _, accepted) = signing_of(choice, None)?;
@@ -148,7 +148,7 @@ fn signing_of(choice: &Map<String, Value>, carrier: Option<u64>) -> Result<Signe
     Ok((signing, required, accepted))
 }
 
-/// The authorization for a choice whose option's `payTo` carries H's first 8 bytes ([`signing_of`]). Nothing reaches
+/// The authorization for a choice whose option's `payTo` carries H's first 8 bytes. Nothing reaches
 /// the signer unless every check holds.
 pub fn build<'a>(choice: &'a Map<String, Value>, h: &AtrHash) -> Result<Authorization<'a>, Refusal> {
     let (signing, required, _) = signing_of(choice, Some(muxed_id(h)))?;
